@@ -1,0 +1,61 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "ObjectGraph",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "ObjectGraphInMemory", targets: ["ObjectGraphInMemory"]),
+        .library(name: "ObjectGraphConformance", targets: ["ObjectGraphConformance"]),
+        .executable(name: "objectgraph", targets: ["objectgraph"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(
+            name: "ObjectGraph",
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/ObjectGraph"
+        ),
+        .target(
+            name: "ObjectGraphInMemory",
+            dependencies: ["ObjectGraph"],
+            path: "Backends/InMemory"
+        ),
+        .target(
+            name: "ObjectGraphConformance",
+            dependencies: [
+                "ObjectGraph",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            path: "Sources/ObjectGraphConformance"
+        ),
+        .executableTarget(
+            name: "objectgraph",
+            dependencies: [
+                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphConformance",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/objectgraph"
+        ),
+        .testTarget(
+            name: "ObjectGraphTests",
+            dependencies: ["ObjectGraph", "ObjectGraphInMemory"],
+            path: "Tests/ObjectGraphTests"
+        ),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphConformance"],
+            path: "Tests/ConformanceTests"
+        ),
+        .testTarget(
+            name: "InMemoryTests",
+            dependencies: ["ObjectGraph", "ObjectGraphInMemory"],
+            path: "Tests/InMemoryTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

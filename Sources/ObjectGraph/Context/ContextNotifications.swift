@@ -1,0 +1,64 @@
+import Foundation
+
+extension Notification.Name {
+    /// Posted by a context (the notification's `object`) when objects were inserted, changed or
+    /// deleted, each time pending changes are processed. `userInfo[ObjectsDidChange.key]` is an
+    /// ``ObjectsDidChange``; observe it on the context's queue (it is delivered there).
+    public static let objectGraphObjectsDidChange = Notification.Name("ObjectGraph.ObjectsDidChange")
+    /// Posted by a context after a successful save; `userInfo[ContextDidSave.key]` is a
+    /// `Sendable` ``ContextDidSave`` listing object IDs, safe to pass to other contexts.
+    public static let objectGraphContextDidSave = Notification.Name("ObjectGraph.ContextDidSave")
+}
+
+/// What changed in a context since the last objects-did-change notification.
+///
+/// Holds managed objects, so it is not `Sendable`: use it on the posting context's queue.
+public struct ObjectsDidChange {
+    /// The `userInfo` key.
+    public static let key = "changes"
+    /// Objects inserted.
+    public var inserted: Set<ManagedObject>
+    /// Objects changed.
+    public var updated: Set<ManagedObject>
+    /// Objects deleted.
+    public var deleted: Set<ManagedObject>
+}
+
+/// What a save wrote, by object ID.
+public struct ContextDidSave: Sendable, Hashable {
+    /// The `userInfo` key.
+    public static let key = "changes"
+    /// IDs of inserted objects (permanent).
+    public var inserted: Set<ObjectID>
+    /// IDs of updated objects.
+    public var updated: Set<ObjectID>
+    /// IDs of deleted objects.
+    public var deleted: Set<ObjectID>
+}
+
+/// Objects touched since the last objects-did-change notification.
+struct ChangeLog {
+    var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    var updated: [ObjectIdentifier: ManagedObject] = [:]
+    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    mutating func inserted(_ object: ManagedObject) { inserted[ObjectIdentifier(object)] = object }
+    mutating func updated(_ object: ManagedObject) {
+        let id = ObjectIdentifier(object)
+        if inserted[id] == nil { updated[id] = object }
+    }
+    mutating func deleted(_ object: ManagedObject) {
+        let id = ObjectIdentifier(object)
+        inserted.removeValue(forKey: id)
+        updated.removeValue(forKey: id)
+        deleted[id] = object
+    }
+
+    mutating func take() -> ObjectsDidChange {
+        defer { self = ChangeLog() }
+        return ObjectsDidChange(
+            inserted: Set(inserted.values), updated: Set(updated.values), deleted: Set(deleted.values))
+    }
+}

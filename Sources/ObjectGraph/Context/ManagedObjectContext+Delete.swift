@@ -1,0 +1,93 @@
+import Foundation
+
+/// Deleting objects and applying delete rules.
+///
+/// `delete(_:)` only marks the object; its relationships' rules (nullify, cascade, deny,
+/// no action) are applied by ``processPendingChanges()``, which runs at the end of each
+/// perform block, before fetches and at save. Rules are applied through a work list with each
+/// object visited once, so cascades through chains, cycles and reflexive relationships end.
+extension ManagedObjectContext {
+    /// Marks `object` deleted. Its delete rules are applied when pending changes are processed;
+    /// a ``DeleteRule/deny`` relationship that still has a destination fails the save (code 1600).
+    public func delete(_ object: ManagedObject) {
+        requireQueue("delete(\(object.objectID))")
+        guard object.contextStorage === self else {
+            ManagedObject.trap("delete(\(object.objectID)): the object belongs to another context (or none)")
+        }
+        markDeleted(object)
+    }
+
+    func markDeleted(_ object: ManagedObject) {
+        guard !object.isDeletedStorage else { return }
+        object.prepareForDeletion()
+        object.isDeletedStorage = true
+        if object.isInsertedStorage {
+            // Never saved: it leaves the inserted set and never reaches the store, but its
+            // rules still apply to the objects it was related to.
+            insertedStorage.removeValue(forKey: object.objectID)
+            object.isInsertedStorage = false
+            discardedInserts[ObjectIdentifier(object)] = object
+        } else {
+            if object.isUpdatedStorage {
+                updatedStorage.removeValue(forKey: object.objectID)
+                object.isUpdatedStorage = false
+            }
+            deletedStorage[object.objectID] = object
+        }
+        changeLog.deleted(object)
+        pendingDeletes.append(object)
+    }
+
+    /// Applies delete rules for pending deletes and posts
+    /// ``Foundation/Notification/Name/objectGraphObjectsDidChange`` for what changed.
+    public func processPendingChanges() throws {
+        try checkQueue("processPendingChanges()")
+        var index = 0
+        defer { pendingDeletes.removeFirst(index) }
+        while index < pendingDeletes.count {
+            try applyDeleteRules(pendingDeletes[index])
+            index += 1
+        }
+        if !changeLog.isEmpty {
+            let changes = changeLog.take()
+            NotificationCenter.default.post(
+                name: .objectGraphObjectsDidChange, object: self, userInfo: [ObjectsDidChange.key: changes])
+        }
+    }
+
+    private func applyDeleteRules(_ object: ManagedObject) throws {
+        let entity = object.entity
+        let needsToOne = entity.toOneRelationships.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny || $0.hasInverse && $0.deleteRule == .nullify }
+        if needsToOne && !object.objectID.isTemporary {
+            do { try fulfillFaultIfNeeded(object) } catch let error as ObjectGraphError where error.code == .objectNotFound {
+                return  // already gone from the store; nothing to propagate
+            }
+        }
+        for relationship in entity.relationships {
+            switch relationship.deleteRule {
+            case .noAction, .deny:
+                continue  // deny is checked at save, so a rollback can still undo the delete
+            case .nullify:
+                guard relationship.hasInverse else { continue }
+                for destination in try destinations(of: object, relationship) {
+                    try unlinkInverse(of: relationship, at: destination, from: object)
+                }
+            case .cascade:
+                for destination in try destinations(of: object, relationship) {
+                    if relationship.hasInverse { try unlinkInverse(of: relationship, at: destination, from: object) }
+                    markDeleted(destination)
+                }
+            }
+        }
+    }
+
+    /// The objects a relationship of `object` points at, loading it if needed.
+    func destinations(of object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ManagedObject] {
+        if relationship.isToMany {
+            try loadToManyIfNeeded(object, relationship)
+            return (object.toManyStates[relationship.slot].members ?? []).map(registeredOrFault)
+        }
+        guard !object.isFaultStorage, let id = object.toOneValues[relationship.slot] else { return [] }
+        return [registeredOrFault(id)]
+    }
+}

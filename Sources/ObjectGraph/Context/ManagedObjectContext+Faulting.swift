@@ -1,0 +1,107 @@
+import OrderedCollections
+
+extension ManagedObjectContext {
+    /// Loads a fault's values (from the row cache or the store).
+    func fulfillFaultIfNeeded(_ object: ManagedObject) throws {
+        guard object.isFaultStorage else { return }
+        if object.isInaccessibleStorage || object.contextStorage == nil {
+            throw ObjectGraphError(.objectInaccessible, objectID: object.objectID, "\(object.objectID) is no longer in a context (deleted and saved, or its context was reset)")
+        }
+        guard !object.objectID.isTemporary else {
+            throw ObjectGraphError(.objectNotFound, objectID: object.objectID, "\(object.objectID) is a temporary ID that was never saved")
+        }
+        let snapshot: RowSnapshot?
+        if let cached = coordinator.rowCache.snapshot(for: object.objectID) {
+            statisticsStorage.rowCacheHits += 1
+            snapshot = cached
+        } else {
+            statisticsStorage.storeRoundTrips += 1
+            snapshot = try coordinator.snapshots(for: [object.objectID]).first
+        }
+        guard let snapshot else {
+            object.isInaccessibleStorage = true
+            throw ObjectGraphError(.objectNotFound, objectID: object.objectID, "the record for \(object.objectID) does not exist (deleted by another context or never saved)")
+        }
+        statisticsStorage.faultsFired += 1
+        object.install(snapshot)
+        object.awakeFromFetch()
+    }
+
+    /// Fires many faults in one round trip (used by batches, prefetching and sorting).
+    func fulfillFaults(_ objects: [ManagedObject]) throws {
+        var missing: [ObjectID] = []
+        var byID: [ObjectID: ManagedObject] = [:]
+        for object in objects where object.isFaultStorage && !object.objectID.isTemporary {
+            if let cached = coordinator.rowCache.snapshot(for: object.objectID) {
+                statisticsStorage.rowCacheHits += 1
+                statisticsStorage.faultsFired += 1
+                object.install(cached)
+                object.awakeFromFetch()
+            } else if byID[object.objectID] == nil {
+                missing.append(object.objectID)
+                byID[object.objectID] = object
+            }
+        }
+        guard !missing.isEmpty else { return }
+        statisticsStorage.storeRoundTrips += 1
+        for snapshot in try coordinator.snapshots(for: missing) {
+            guard let object = byID[snapshot.objectID], object.isFaultStorage else { continue }
+            statisticsStorage.faultsFired += 1
+            object.install(snapshot)
+            object.awakeFromFetch()
+        }
+    }
+
+    /// Loads a to-many relationship's members if it is still a fault.
+    func loadToManyIfNeeded(_ object: ManagedObject, _ relationship: RelationshipDescription) throws {
+        guard object.toManyStates[relationship.slot].isFault else { return }
+        if object.objectID.isTemporary || relationship.isTransient {
+            object.toManyStates[relationship.slot].load(stored: [])
+            return
+        }
+        statisticsStorage.storeRoundTrips += 1
+        statisticsStorage.relationshipFaultsFired += 1
+        let related = try coordinator.relatedIDs(for: relationship, of: [object.objectID])
+        object.toManyStates[relationship.slot].load(stored: related[object.objectID] ?? [])
+    }
+
+    /// Loads one to-many relationship for many objects in one round trip.
+    func loadToMany(_ relationship: RelationshipDescription, for objects: [ManagedObject]) throws {
+        let pending = objects.filter { $0.toManyStates[relationship.slot].isFault && !$0.objectID.isTemporary }
+        guard !pending.isEmpty else { return }
+        statisticsStorage.storeRoundTrips += 1
+        statisticsStorage.relationshipFaultsFired += pending.count
+        let related = try coordinator.relatedIDs(for: relationship, of: pending.map(\.objectID))
+        for object in pending { object.toManyStates[relationship.slot].load(stored: related[object.objectID] ?? []) }
+    }
+
+    /// Turns `object` back into a fault, or with `mergeChanges`, reloads what the store holds
+    /// while keeping the object's own unsaved changes on top.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        requireQueue("refresh(\(object.objectID))")
+        guard object.contextStorage === self, !object.isInsertedStorage else { return }
+        if mergeChanges && object.hasChanges && !object.isFaultStorage {
+            coordinator.rowCache.remove(object.objectID)
+            guard let fresh = try? coordinator.snapshots(for: [object.objectID]).first else { return }
+            statisticsStorage.storeRoundTrips += 1
+            var attributes = fresh.attributes
+            for slot in object.changedAttributeSlots { attributes[slot] = object.attributeValues[slot] }
+            var toOne = fresh.toOne
+            for slot in object.changedToOneSlots { toOne[slot] = object.toOneValues[slot] }
+            object.committedSnapshot = fresh
+            object.attributeValues = attributes
+            object.toOneValues = toOne
+            for index in object.toManyStates.indices { object.toManyStates[index].members = nil }
+            return
+        }
+        if object.isUpdatedStorage {
+            updatedStorage.removeValue(forKey: object.objectID)
+            object.isUpdatedStorage = false
+        }
+        if object.isDeletedStorage { return }
+        // Refreshing means "show me what the store holds": drop the shared cached row too.
+        coordinator.rowCache.remove(object.objectID)
+        object.turnIntoFault()
+        object.didTurnIntoFault()
+    }
+}

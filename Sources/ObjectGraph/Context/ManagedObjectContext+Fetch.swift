@@ -1,0 +1,184 @@
+import OrderedCollections
+
+/// Fetching: store results merged with the context's unsaved changes, uniqued into objects.
+extension ManagedObjectContext {
+    /// The objects matching `request`, in order.
+    ///
+    /// With ``FetchRequest/includesPendingChanges`` (the default), unsaved inserts, changes and
+    /// deletes of the fetched entity are reflected exactly as a save would reflect them.
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
+        try checkQueue("fetch(\(request.entityName ?? String(describing: T.self)))")
+        let (entity, ids, snapshots) = try executeFetch(request)
+        var objects: [T] = []
+        objects.reserveCapacity(ids.count)
+        var faults: [ManagedObject] = []
+        for id in ids {
+            let object = registeredOrFault(id)
+            if object.isFaultStorage {
+                if let snapshot = snapshots[id], !request.returnsObjectsAsFaults {
+                    statisticsStorage.faultsFired += 1
+                    object.install(snapshot)
+                    object.awakeFromFetch()
+                } else if !request.returnsObjectsAsFaults {
+                    faults.append(object)
+                }
+            }
+            guard let typed = object as? T else {
+                throw ObjectGraphError(.wrongValueType, objectID: id, "fetched \(id) is a \(type(of: object)), not \(T.self); bind \(entity.name) to \(T.self) or fetch ManagedObject")
+            }
+            objects.append(typed)
+        }
+        if !faults.isEmpty { try fulfillFaults(faults) }
+        for keyPath in request.relationshipKeyPathsForPrefetching {
+            try prefetch(keyPath, from: objects, entity: entity)
+        }
+        return objects
+    }
+
+    /// The IDs of the objects matching `request`, in order.
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
+        try checkQueue("fetchObjectIDs(_:)")
+        return try executeFetch(request).ids
+    }
+
+    /// The number of objects matching `request` (pending changes included as for fetch).
+    public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
+        try checkQueue("count(for:)")
+        try processPendingChanges()
+        let entity = try fetchEntity(of: request)
+        if request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) {
+            return try executeFetch(request).ids.count
+        }
+        var storeRequest = try makeStoreRequest(request, entity: entity)
+        storeRequest.resultType = .count
+        statisticsStorage.storeRoundTrips += 1
+        return try coordinator.count(storeRequest)
+    }
+
+    func fetchEntity<T: ManagedObject>(of request: FetchRequest<T>) throws -> EntityDescription {
+        if let name = request.entityName { return try model.requireEntity(name) }
+        if let entity = model.entity(for: T.self) { return entity }
+        throw ObjectGraphError(.unknownEntity, "the fetch request names no entity and \(T.self) is not bound to one")
+    }
+
+    private func makeStoreRequest<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> StoreFetchRequest {
+        let predicate = try request.predicate.map { try $0.substituting(request.substitutionVariables) }
+        // Compiling here rejects unknown keys and type mismatches before any store is asked.
+        if let predicate { _ = try CompiledPredicate.compile(predicate, for: entity, in: model) }
+        _ = try CompiledSort.compile(request.sortKeys, for: entity, in: model)
+        return StoreFetchRequest(
+            entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
+            sortKeys: request.sortKeys, offset: request.fetchOffset,
+            limit: request.fetchLimit > 0 ? request.fetchLimit : nil,
+            resultType: request.returnsObjectsAsFaults ? .objectIDs : .snapshots)
+    }
+
+    private func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
+        let names = includesSubentities ? entity.hierarchyNames : [entity.name]
+        return insertedStorage.keys.contains { names.contains($0.entityName) }
+            || updatedStorage.keys.contains { names.contains($0.entityName) }
+            || deletedStorage.keys.contains { names.contains($0.entityName) }
+    }
+
+    private func executeFetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> (entity: EntityDescription, ids: [ObjectID], snapshots: [ObjectID: RowSnapshot]) {
+        try processPendingChanges()
+        let entity = try fetchEntity(of: request)
+        var storeRequest = try makeStoreRequest(request, entity: entity)
+        guard request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) else {
+            statisticsStorage.storeRoundTrips += 1
+            let answer = try coordinator.fetch(storeRequest)
+            return (entity, answer.ids, answer.snapshots)
+        }
+        // Unsaved changes: ask the store for every match, then correct the set in memory.
+        storeRequest.offset = 0
+        storeRequest.limit = nil
+        storeRequest.sortKeys = []
+        storeRequest.resultType = .objectIDs
+        statisticsStorage.storeRoundTrips += 1
+        let stored = try coordinator.fetch(storeRequest).ids
+        let names = storeRequest.entityNames
+        let source = ObjectRowSource(context: self)
+        let evaluator = PredicateEvaluator(source: source)
+        let compiled = try storeRequest.predicate.map { try CompiledPredicate.compile($0, for: entity, in: model) }
+        func matches(_ object: ManagedObject) throws -> Bool {
+            guard let compiled else { return true }
+            return try evaluator.evaluate(compiled, on: object)
+        }
+        var candidates = OrderedSet<ObjectID>()
+        for id in stored where deletedStorage[id] == nil && updatedStorage[id] == nil { candidates.append(id) }
+        for (id, object) in updatedStorage where names.contains(id.entityName) {
+            if try matches(object) { candidates.append(id) }
+        }
+        for (id, object) in insertedStorage where names.contains(id.entityName) {
+            if try matches(object) { candidates.append(id) }
+        }
+        var objects = candidates.map(registeredOrFault)
+        if !request.sortKeys.isEmpty {
+            try fulfillFaults(objects)
+            let sort = try CompiledSort.compile(request.sortKeys, for: entity, in: model)
+            objects = try sort.sort(objects, using: evaluator)
+        } else {
+            objects.sort { ObjectID.storageOrder($0.objectID, $1.objectID) }
+        }
+        let sliced = PersistentStoreCoordinator.slice(objects, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
+        return (entity, sliced.map(\.objectID), [:])
+    }
+
+    /// Loads the destinations of `keyPath` for all `objects`: one round trip per step.
+    private func prefetch(_ keyPath: String, from objects: [ManagedObject], entity: EntityDescription) throws {
+        var current = objects
+        var currentEntity = entity
+        for component in keyPath.split(separator: ".").map(String.init) {
+            guard let relationship = currentEntity.relationship(named: component) else {
+                throw ObjectGraphError(.invalidFetch, key: keyPath, "cannot prefetch '\(keyPath)': \(currentEntity.name) has no relationship '\(component)'")
+            }
+            var next = OrderedSet<ObjectIdentifier>()
+            var nextObjects: [ManagedObject] = []
+            if relationship.isToMany {
+                try loadToMany(relationship, for: current)
+                for object in current {
+                    for id in object.toManyStates[relationship.slot].members ?? [] {
+                        let destination = registeredOrFault(id)
+                        if next.append(ObjectIdentifier(destination)).inserted { nextObjects.append(destination) }
+                    }
+                }
+            } else {
+                try fulfillFaults(current)
+                for object in current where !object.isFaultStorage {
+                    guard let id = object.toOneValues[relationship.slot] else { continue }
+                    let destination = registeredOrFault(id)
+                    if next.append(ObjectIdentifier(destination)).inserted { nextObjects.append(destination) }
+                }
+            }
+            try fulfillFaults(nextObjects)
+            current = nextObjects
+            currentEntity = model.destination(of: relationship)
+        }
+    }
+}
+
+/// Reads live objects for the evaluator, so unsaved values count.
+struct ObjectRowSource: PredicateRowSource {
+    let context: ManagedObjectContext
+
+    func objectID(of row: ManagedObject) -> ObjectID { row.objectID }
+
+    func attribute(_ attribute: AttributeDescription, of row: ManagedObject) throws -> AttributeValue {
+        try context.fulfillFaultIfNeeded(row)
+        return row.attributeValues[attribute.slot]
+    }
+
+    func toOneID(_ relationship: RelationshipDescription, of row: ManagedObject) throws -> ObjectID? {
+        try context.fulfillFaultIfNeeded(row)
+        return row.toOneValues[relationship.slot]
+    }
+
+    func toOne(_ relationship: RelationshipDescription, of row: ManagedObject) throws -> ManagedObject? {
+        try toOneID(relationship, of: row).map(context.registeredOrFault)
+    }
+
+    func toMany(_ relationship: RelationshipDescription, of row: ManagedObject) throws -> [ManagedObject] {
+        try context.loadToManyIfNeeded(row, relationship)
+        return (row.toManyStates[relationship.slot].members ?? []).map(context.registeredOrFault)
+    }
+}

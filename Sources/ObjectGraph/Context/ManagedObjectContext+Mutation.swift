@@ -1,0 +1,162 @@
+import OrderedCollections
+
+/// Every change to an object's values goes through here, so inverse relationships are
+/// maintained on every mutation: set, add, remove, replace, ordered insert and move.
+extension ManagedObjectContext {
+    func prepareForMutation(_ object: ManagedObject, _ key: String) throws {
+        try checkQueue("\(object.objectID).\(key)")
+        guard object.contextStorage === self else {
+            throw ObjectGraphError(.objectInaccessible, objectID: object.objectID, key: key, "\(object.objectID) is not in this context (deleted and saved, reset, or never inserted)")
+        }
+    }
+
+    /// Sets an attribute. `lenient` (typed setters, which cannot throw) keeps an integer that
+    /// overflows its width so that validation reports it at save instead of stopping here.
+    func setAttribute(_ object: ManagedObject, _ attribute: AttributeDescription, _ value: AttributeValue, lenient: Bool = false) throws {
+        try prepareForMutation(object, attribute.name)
+        try fulfillFaultIfNeeded(object)
+        let checked: AttributeValue
+        do {
+            checked = try attribute.check(value)
+        } catch let error as ObjectGraphError where lenient {
+            guard case .integer = value, attribute.type.integerRange != nil else { throw error }
+            checked = value
+        }
+        guard object.attributeValues[attribute.slot] != checked else { return }
+        object.attributeValues[attribute.slot] = checked
+        object.changedAttributeSlots.insert(attribute.slot)
+        markUpdated(object)
+    }
+
+    func checkDestination(_ destination: ManagedObject, for relationship: RelationshipDescription, of source: ManagedObject) throws {
+        guard destination.contextStorage === self else {
+            throw ObjectGraphError(
+                .wrongContext, objectID: destination.objectID, key: relationship.name,
+                "cannot relate \(source.objectID).\(relationship.name) to \(destination.objectID): it is not in the same context")
+        }
+        guard model.destination(of: relationship).hierarchyNames.contains(destination.entity.name) else {
+            throw ObjectGraphError(
+                .wrongDestination, objectID: source.objectID, key: relationship.name,
+                "\(source.entity.name).\(relationship.name) holds \(relationship.destinationName) objects, not \(destination.entity.name)")
+        }
+    }
+
+    /// Sets a to-one relationship and maintains the inverse on the old and new destinations
+    /// (and, for one-to-one, on the new destination's previous partner).
+    func setToOne(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject?) throws {
+        try prepareForMutation(object, relationship.name)
+        if let destination { try checkDestination(destination, for: relationship, of: object) }
+        try fulfillFaultIfNeeded(object)
+        let old = object.toOneValues[relationship.slot]
+        guard old != destination?.objectID else { return }
+        assignToOne(object, relationship, destination?.objectID)
+        guard let inverseSlot = relationship.inverseSlot else { return }
+        if let old {
+            try unlinkInverse(of: relationship, at: registeredOrFault(old), from: object)
+        }
+        guard let destination else { return }
+        if relationship.inverseIsToMany {
+            if destination.toManyStates[inverseSlot].add(object.objectID) { markUpdated(destination) }
+        } else {
+            try fulfillFaultIfNeeded(destination)
+            let inverse = model.inverse(of: relationship)!
+            if let previous = destination.toOneValues[inverseSlot], previous != object.objectID {
+                let previousObject = registeredOrFault(previous)
+                try fulfillFaultIfNeeded(previousObject)
+                if previousObject.toOneValues[relationship.slot] == destination.objectID {
+                    assignToOne(previousObject, relationship, nil)
+                }
+            }
+            assignToOne(destination, inverse, object.objectID)
+        }
+    }
+
+    func assignToOne(_ object: ManagedObject, _ relationship: RelationshipDescription, _ id: ObjectID?) {
+        object.toOneValues[relationship.slot] = id
+        object.changedToOneSlots.insert(relationship.slot)
+        markUpdated(object)
+    }
+
+    /// Removes `source` from `destination`'s side of `relationship`'s inverse.
+    func unlinkInverse(of relationship: RelationshipDescription, at destination: ManagedObject, from source: ManagedObject) throws {
+        guard let inverseSlot = relationship.inverseSlot else { return }
+        if relationship.inverseIsToMany {
+            if destination.toManyStates[inverseSlot].remove(source.objectID) { markUpdated(destination) }
+        } else {
+            do { try fulfillFaultIfNeeded(destination) } catch let error as ObjectGraphError where error.code == .objectNotFound {
+                return  // the destination is gone already; nothing points back
+            }
+            if destination.toOneValues[inverseSlot] == source.objectID {
+                assignToOne(destination, model.inverse(of: relationship)!, nil)
+            }
+        }
+    }
+
+    /// Adds `destination` to a to-many relationship (at `index` for ordered ones) and maintains
+    /// the inverse; a destination with a to-one inverse leaves its previous owner's set.
+    func addToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject, at index: Int? = nil) throws {
+        try prepareForMutation(object, relationship.name)
+        try checkDestination(destination, for: relationship, of: object)
+        if index != nil { try loadToManyIfNeeded(object, relationship) }
+        guard object.toManyStates[relationship.slot].add(destination.objectID, at: index) else {
+            if let index { try moveToMany(object, relationship, destination, to: index) }
+            return
+        }
+        markUpdated(object)
+        guard let inverseSlot = relationship.inverseSlot else { return }
+        if relationship.inverseIsToMany {
+            if destination.toManyStates[inverseSlot].add(object.objectID) { markUpdated(destination) }
+        } else {
+            try fulfillFaultIfNeeded(destination)
+            if let previous = destination.toOneValues[inverseSlot], previous != object.objectID {
+                let previousOwner = registeredOrFault(previous)
+                if previousOwner.toManyStates[relationship.slot].remove(destination.objectID) { markUpdated(previousOwner) }
+            }
+            assignToOne(destination, model.inverse(of: relationship)!, object.objectID)
+        }
+    }
+
+    /// Removes `destination` from a to-many relationship and maintains the inverse.
+    func removeFromToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject) throws {
+        try prepareForMutation(object, relationship.name)
+        guard object.toManyStates[relationship.slot].remove(destination.objectID) else { return }
+        markUpdated(object)
+        try unlinkInverse(of: relationship, at: destination, from: object)
+    }
+
+    /// Moves a member of an ordered relationship to `index`.
+    func moveToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject, to index: Int) throws {
+        try prepareForMutation(object, relationship.name)
+        try loadToManyIfNeeded(object, relationship)
+        guard var members = object.toManyStates[relationship.slot].members,
+              let from = members.firstIndex(of: destination.objectID) else { return }
+        let target = min(max(index, 0), members.count - 1)
+        guard from != target else { return }
+        members.remove(at: from)
+        members.insert(destination.objectID, at: target)
+        object.toManyStates[relationship.slot].members = members
+        object.toManyStates[relationship.slot].orderChanged = true
+        markUpdated(object)
+    }
+
+    /// Replaces a to-many relationship's members with `destinations` (in that order, for
+    /// ordered ones), as removals and additions so every inverse follows.
+    func replaceToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, with destinations: [ManagedObject]) throws {
+        try prepareForMutation(object, relationship.name)
+        for destination in destinations { try checkDestination(destination, for: relationship, of: object) }
+        try loadToManyIfNeeded(object, relationship)
+        let wanted = OrderedSet(destinations.map(\.objectID))
+        let current = object.toManyStates[relationship.slot].members ?? []
+        for id in current where !wanted.contains(id) {
+            try removeFromToMany(object, relationship, registeredOrFault(id))
+        }
+        for destination in destinations where !current.contains(destination.objectID) {
+            try addToMany(object, relationship, destination)
+        }
+        if relationship.isOrdered, object.toManyStates[relationship.slot].members != wanted {
+            object.toManyStates[relationship.slot].members = wanted
+            object.toManyStates[relationship.slot].orderChanged = true
+            markUpdated(object)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import OrderedCollections
+
+/// Saving, rolling back and resetting.
+extension ManagedObjectContext {
+    /// Saves every pending change in one atomic change set per store.
+    ///
+    /// Order of work: apply delete rules; call ``ManagedObject/willSave()`` (changes made there
+    /// are saved too); validate everything and throw one ``ValidationError`` with every
+    /// violation; give inserted objects permanent IDs; send the change set; on success update
+    /// every object, call ``ManagedObject/didSave()`` and post
+    /// ``Foundation/Notification/Name/objectGraphContextDidSave``. If validation or the store
+    /// fails, the store is unchanged and the context keeps its changes (roll back or fix them).
+    public func save() throws {
+        try checkQueue("save()")
+        try processPendingChanges()
+        guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
+        for object in Array(insertedStorage.values) + Array(updatedStorage.values) { object.willSave() }
+        for object in deletedStorage.values { object.willSave() }
+        try processPendingChanges()
+
+        var validator = Validator(context: self)
+        try validator.validate(
+            changed: Array(insertedStorage.values) + Array(updatedStorage.values),
+            deleted: Array(deletedStorage.values))
+        if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
+
+        try obtainPermanentIDs(for: Array(insertedStorage.values))
+        let changes = try buildChangeSet()
+        statisticsStorage.storeRoundTrips += 1
+        try coordinator.save(changes)
+        commitSave(changes)
+    }
+
+    /// Gives `objects` permanent IDs now (Core Data's `obtainPermanentIDs(for:)`), so their IDs
+    /// can be handed to other contexts before the save. Keys come from the store in one call
+    /// per entity hierarchy.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        try checkQueue("obtainPermanentIDs(for:)")
+        let temporary = objects.filter { $0.objectID.isTemporary && $0.contextStorage === self }
+        guard !temporary.isEmpty else { return }
+        statisticsStorage.storeRoundTrips += 1
+        let assigned = try coordinator.permanentIDs(for: temporary.map(\.objectID))
+        var map: [ObjectID: ObjectID] = [:]
+        for (object, id) in zip(temporary, assigned) { map[object.objectID] = id }
+        remapIDs(map)
+    }
+
+    /// Replaces temporary IDs everywhere they occur in the context.
+    private func remapIDs(_ map: [ObjectID: ObjectID]) {
+        var affected: [ManagedObject] = []
+        for (old, new) in map {
+            guard let object = registry[old]?.object else { continue }
+            registry.removeValue(forKey: old)
+            retained.removeValue(forKey: old)
+            object.objectID = new
+            register(object)
+            if let value = insertedStorage[old] {
+                insertedStorage.removeValue(forKey: old)
+                insertedStorage[new] = value
+            }
+            affected.append(object)
+        }
+        // Only objects with changes can refer to an unsaved object.
+        for object in Array(insertedStorage.values) + Array(updatedStorage.values) + Array(deletedStorage.values) {
+            for slot in object.toOneValues.indices {
+                if let id = object.toOneValues[slot], let new = map[id] { object.toOneValues[slot] = new }
+            }
+            for slot in object.toManyStates.indices where object.toManyStates[slot].hasChanges || object.isInsertedStorage {
+                object.toManyStates[slot].remap(map)
+            }
+        }
+        _ = affected
+    }
+
+    private func buildChangeSet() throws -> StoreChangeSet {
+        var changes = StoreChangeSet()
+        for object in insertedStorage.values {
+            changes.inserted.append(snapshot(of: object, version: 1))
+            try appendToManyChanges(of: object, to: &changes)
+        }
+        for object in updatedStorage.values {
+            let persistentChange = object.changedAttributeSlots.contains { !object.entity.attributes[$0].isTransient }
+                || object.changedToOneSlots.contains { !object.entity.toOneRelationships[$0].isTransient }
+            if persistentChange, let committed = object.committedSnapshot {
+                changes.updated.append(RowUpdate(values: snapshot(of: object, version: committed.version + 1), expectedVersion: committed.version))
+            }
+            try appendToManyChanges(of: object, to: &changes)
+        }
+        for object in deletedStorage.values {
+            changes.deleted.append(RowDeletion(objectID: object.objectID, expectedVersion: object.committedSnapshot?.version))
+        }
+        return changes
+    }
+
+    private func snapshot(of object: ManagedObject, version: Int64) -> RowSnapshot {
+        var attributes = object.attributeValues
+        for attribute in object.entity.attributes where attribute.isTransient { attributes[attribute.slot] = .null }
+        var toOne = object.toOneValues
+        for relationship in object.entity.toOneRelationships where relationship.isTransient { toOne[relationship.slot] = nil }
+        return RowSnapshot(objectID: object.objectID, version: version, attributes: attributes, toOne: toOne)
+    }
+
+    private func appendToManyChanges(of object: ManagedObject, to changes: inout StoreChangeSet) throws {
+        for relationship in object.entity.toManyRelationships where !relationship.isTransient {
+            guard object.toManyStates[relationship.slot].hasChanges else { continue }
+            var order: [ObjectID]? = nil
+            if relationship.isOrdered {
+                try loadToManyIfNeeded(object, relationship)
+                order = Array(object.toManyStates[relationship.slot].members ?? [])
+            }
+            let state = object.toManyStates[relationship.slot]
+            changes.toMany.append(ToManyChange(
+                source: object.objectID, relationship: relationship,
+                added: Array(state.added), removed: Array(state.removed), order: order))
+        }
+    }
+
+    private func commitSave(_ changes: StoreChangeSet) {
+        var saved = ContextDidSave(inserted: [], updated: [], deleted: [])
+        let rows = Dictionary(uniqueKeysWithValues: (changes.inserted + changes.updated.map(\.values)).map { ($0.objectID, $0) })
+        let savedObjects = Array(insertedStorage.values) + Array(updatedStorage.values)
+        for object in savedObjects {
+            if let row = rows[object.objectID] { object.committedSnapshot = row }
+            if object.isInsertedStorage { saved.inserted.insert(object.objectID) } else { saved.updated.insert(object.objectID) }
+            object.isInsertedStorage = false
+            object.isUpdatedStorage = false
+            object.changedAttributeSlots = []
+            object.changedToOneSlots = []
+            for slot in object.toManyStates.indices {
+                if object.toManyStates[slot].isFault {
+                    // The store now holds the recorded changes; reload when next touched.
+                    object.toManyStates[slot] = .fault
+                } else {
+                    object.toManyStates[slot].commit()
+                }
+            }
+        }
+        for object in deletedStorage.values {
+            saved.deleted.insert(object.objectID)
+            unregister(object)
+            object.contextStorage = nil
+            object.isInaccessibleStorage = true
+        }
+        for object in discardedInserts.values {
+            unregister(object)
+            object.contextStorage = nil
+            object.isInaccessibleStorage = true
+        }
+        insertedStorage = [:]
+        updatedStorage = [:]
+        deletedStorage = [:]
+        discardedInserts = [:]
+        for object in savedObjects { object.didSave() }
+        NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, changed and deleted
+    /// ones become faults again holding what the store holds.
+    public func rollback() {
+        requireQueue("rollback()")
+        for object in insertedStorage.values {
+            unregister(object)
+            object.contextStorage = nil
+            object.isInsertedStorage = false
+        }
+        for object in discardedInserts.values {
+            unregister(object)
+            object.contextStorage = nil
+            object.isDeletedStorage = false
+        }
+        for object in Array(updatedStorage.values) + Array(deletedStorage.values) {
+            object.isUpdatedStorage = false
+            object.isDeletedStorage = false
+            object.turnIntoFault()
+            object.didTurnIntoFault()
+        }
+        insertedStorage = [:]
+        updatedStorage = [:]
+        deletedStorage = [:]
+        pendingDeletes = []
+        discardedInserts = [:]
+        changeLog = ChangeLog()
+    }
+
+    /// Forgets every object: the context returns to its freshly created state. Objects the app
+    /// still holds are detached (touching them throws or stops with "objectInaccessible").
+    public func reset() {
+        requireQueue("reset()")
+        for entry in registry.values {
+            guard let object = entry.object else { continue }
+            object.contextStorage = nil
+            object.isInaccessibleStorage = true
+        }
+        registry = [:]
+        retained = [:]
+        insertedStorage = [:]
+        updatedStorage = [:]
+        deletedStorage = [:]
+        pendingDeletes = []
+        discardedInserts = [:]
+        changeLog = ChangeLog()
+    }
+}

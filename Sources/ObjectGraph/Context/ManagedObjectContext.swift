@@ -1,0 +1,303 @@
+import Foundation
+import OrderedCollections
+import Synchronization
+
+/// The workbench where objects are inserted, changed, deleted, validated and saved.
+///
+/// **Threading contract.** A context is confined to one queue: a private serial queue of its
+/// own (``ConcurrencyType/privateQueue``) or the main queue (``ConcurrencyType/mainQueue``).
+/// Run work on it with ``performAndWait(_:)`` (synchronous, re-entrant), ``perform(_:)``
+/// (`async`, returns the block's value) or ``enqueue(_:)`` (fire-and-forget). The three have
+/// distinct names so that `await` never silently picks the fire-and-forget one. A main-queue
+/// context may also be used directly on the main thread. Touching the context or one of its
+/// objects anywhere else is caught at that point: throwing APIs throw
+/// ``ObjectGraphError/Code/concurrencyViolation``; non-throwing ones (typed properties) print
+/// what was touched from which thread and stop the process. The context itself is `Sendable` so
+/// that it can be handed to another thread to `perform` on; its objects are not.
+///
+/// Pending deletes are propagated (delete rules applied) at the end of every perform block,
+/// before fetches and at save — as Core Data's `processPendingChanges`.
+public final class ManagedObjectContext: @unchecked Sendable {
+    /// Which queue the context is confined to.
+    public enum ConcurrencyType: Sendable {
+        /// A private serial queue owned by the context.
+        case privateQueue
+        /// The main queue (and the main thread).
+        case mainQueue
+    }
+
+    /// Which queue the context is confined to.
+    public let concurrencyType: ConcurrencyType
+    /// The coordinator the context reads from and saves to.
+    public let coordinator: PersistentStoreCoordinator
+    /// A name for messages and debugging.
+    public let name: String
+    let queue: DispatchQueue
+    let token: Int
+
+    struct WeakObject {
+        weak var object: ManagedObject?
+    }
+
+    // State below is confined to the context's queue.
+    var registry: [ObjectID: WeakObject] = [:]
+    var retained: [ObjectID: ManagedObject] = [:]
+    var insertedStorage: OrderedDictionary<ObjectID, ManagedObject> = [:]
+    var updatedStorage: OrderedDictionary<ObjectID, ManagedObject> = [:]
+    var deletedStorage: OrderedDictionary<ObjectID, ManagedObject> = [:]
+    /// Deleted objects whose delete rules have not been applied yet.
+    var pendingDeletes: [ManagedObject] = []
+    /// Inserted objects deleted before being saved: rules applied, never sent to the store.
+    var discardedInserts: [ObjectIdentifier: ManagedObject] = [:]
+    var changeLog = ChangeLog()
+    var sweepThreshold = 4096
+    var statisticsStorage = ContextStatistics()
+
+    /// Whether the context keeps strong references to every registered object (by default
+    /// only objects with unsaved changes are held strongly; others live while the app holds them).
+    public var retainsRegisteredObjects = false
+
+    private static let tokens = Atomic<Int>(0)
+
+    /// Creates a context on `coordinator`.
+    public init(concurrencyType: ConcurrencyType = .privateQueue, coordinator: PersistentStoreCoordinator, name: String? = nil) {
+        self.concurrencyType = concurrencyType
+        self.coordinator = coordinator
+        let token = Self.tokens.add(1, ordering: .relaxed).newValue
+        self.token = token
+        self.name = name ?? "context-\(token)"
+        switch concurrencyType {
+        case .privateQueue: queue = DispatchQueue(label: "objectgraph.context.\(self.name)")
+        case .mainQueue: queue = DispatchQueue.main
+        }
+    }
+
+    /// The model the context's objects follow.
+    public var model: ManagedObjectModel { coordinator.model }
+
+    // MARK: Running work on the context's queue
+
+    /// Runs `body` on the context's queue and waits for it; re-entrant (runs at once when
+    /// already on the queue). Delete rules are applied when the outermost block ends.
+    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        if ownsQueue() { return try body() }
+        return try queue.sync {
+            try QueueOwnership.with(token) {
+                defer { try? processPendingChanges() }
+                return try body()
+            }
+        }
+    }
+
+    /// Runs `body` on the context's queue and returns its result asynchronously.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                QueueOwnership.with(self.token) {
+                    defer { try? self.processPendingChanges() }
+                    do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+                }
+            }
+        }
+    }
+
+    /// Schedules `body` on the context's queue and returns at once (Core Data's fire-and-forget
+    /// `perform`); use ``perform(_:)`` to wait for a result.
+    public func enqueue(_ body: @escaping @Sendable () -> Void) {
+        queue.async {
+            QueueOwnership.with(self.token) {
+                defer { try? self.processPendingChanges() }
+                body()
+            }
+        }
+    }
+
+    /// Whether the current thread may use this context now.
+    public func ownsQueue() -> Bool {
+        if concurrencyType == .mainQueue && Thread.isMainThread { return true }
+        return QueueOwnership.holds(token)
+    }
+
+    /// Throws ``ObjectGraphError/Code/concurrencyViolation`` unless on the context's queue.
+    func checkQueue(_ what: @autoclosure () -> String) throws {
+        guard !ownsQueue() else { return }
+        throw ObjectGraphError(.concurrencyViolation, violationMessage(what()))
+    }
+
+    /// Stops the process with a message unless on the context's queue (for non-throwing APIs).
+    func requireQueue(_ what: @autoclosure () -> String) {
+        guard !ownsQueue() else { return }
+        ManagedObject.trap(violationMessage(what()))
+    }
+
+    private func violationMessage(_ what: String) -> String {
+        let queueName = concurrencyType == .mainQueue ? "the main queue" : "its private queue '\(queue.label)'"
+        return "concurrency violation: \(what) belongs to context '\(name)' on \(queueName), but was used on \(QueueOwnership.currentThreadName) outside perform/performAndWait"
+    }
+
+    // MARK: Registered objects and uniquing
+
+    /// The object for `id` in this context: the registered one if there is one (uniquing), else
+    /// a new fault. Does not check that the record exists; touching a fault for a missing
+    /// record throws or stops with ``ObjectGraphError/Code/objectNotFound``.
+    public func object(with id: ObjectID) -> ManagedObject {
+        requireQueue("object(with: \(id))")
+        return registeredOrFault(id)
+    }
+
+    /// The object for `id`, loaded; throws ``ObjectGraphError/Code/objectNotFound`` if the
+    /// record does not exist.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        try checkQueue("existingObject(with: \(id))")
+        guard model.entity(named: id.entityName) != nil else {
+            throw ObjectGraphError(.unknownEntity, objectID: id, "the model has no entity \(id.entityName)")
+        }
+        let object = registeredOrFault(id)
+        try fulfillFaultIfNeeded(object)
+        return object
+    }
+
+    /// The registered object for `id`, without creating a fault.
+    public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        requireQueue("registeredObject(for: \(id))")
+        return registry[id]?.object
+    }
+
+    /// Every object currently registered (and alive) in the context.
+    public var registeredObjects: Set<ManagedObject> {
+        requireQueue("registeredObjects")
+        return Set(registry.values.compactMap(\.object))
+    }
+
+    func registeredOrFault(_ id: ObjectID) -> ManagedObject {
+        if let existing = registry[id]?.object { return existing }
+        guard let entity = model.entity(named: id.entityName) else {
+            ManagedObject.trap("object ID \(id) names entity \(id.entityName), which the model does not have")
+        }
+        let object = entity.managedClass.init(entity: entity, insertInto: nil)
+        object.objectID = id
+        object.contextStorage = self
+        register(object)
+        return object
+    }
+
+    func register(_ object: ManagedObject) {
+        registry[object.objectID] = WeakObject(object: object)
+        if retainsRegisteredObjects { retained[object.objectID] = object }
+        if registry.count > sweepThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            sweepThreshold = max(4096, registry.count * 2)
+        }
+    }
+
+    func unregister(_ object: ManagedObject) {
+        registry.removeValue(forKey: object.objectID)
+        retained.removeValue(forKey: object.objectID)
+    }
+
+    // MARK: Insert
+
+    /// Inserts `object` (created without a context) into this context.
+    public func insert(_ object: ManagedObject) throws {
+        try checkQueue("insert(\(object.entity.name))")
+        guard !object.entity.isAbstract else {
+            throw ObjectGraphError(.abstractEntity, "\(object.entity.name) is abstract; insert one of its sub-entities (\(object.entity.subentityNames.joined(separator: ", ")))")
+        }
+        if let other = object.contextStorage, other !== self {
+            throw ObjectGraphError(.wrongContext, objectID: object.objectID, "\(object.objectID) already belongs to context '\(other.name)'")
+        }
+        guard !object.isInsertedStorage else { return }
+        let entity = object.entity
+        object.contextStorage = self
+        object.attributeValues = entity.attributes.map(\.defaultValue)
+        object.toOneValues = Array(repeating: nil, count: entity.toOneRelationships.count)
+        object.toManyStates = Array(repeating: .empty, count: entity.toManyRelationships.count)
+        object.isFaultStorage = false
+        object.isInsertedStorage = true
+        register(object)
+        insertedStorage[object.objectID] = object
+        changeLog.inserted(object)
+        object.awakeFromInsert()
+    }
+
+    /// Creates and inserts an object of the entity named `entityName`.
+    @discardableResult
+    public func insertObject(entityName: String) throws -> ManagedObject {
+        try checkQueue("insertObject(entityName: \(entityName))")
+        let entity = try model.requireEntity(entityName)
+        let object = entity.managedClass.init(entity: entity, insertInto: nil)
+        try insert(object)
+        return object
+    }
+
+    /// Creates and inserts an object of the entity bound to `type`.
+    public func insert<T: ManagedObject>(_ type: T.Type) throws -> T {
+        try checkQueue("insert(\(T.self))")
+        guard let entity = model.entity(for: type) else {
+            throw ObjectGraphError(.unknownEntity, "\(T.self) is not bound to an entity of the model")
+        }
+        let object = T(entity: entity, insertInto: nil)
+        try insert(object)
+        return object
+    }
+
+    // MARK: Change tracking
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> {
+        requireQueue("insertedObjects")
+        return Set(insertedStorage.values)
+    }
+
+    /// Objects with unsaved changes (not inserted or deleted ones).
+    public var updatedObjects: Set<ManagedObject> {
+        requireQueue("updatedObjects")
+        return Set(updatedStorage.values)
+    }
+
+    /// Objects deleted since the last save (after delete rules, once pending changes are processed).
+    public var deletedObjects: Set<ManagedObject> {
+        requireQueue("deletedObjects")
+        return Set(deletedStorage.values)
+    }
+
+    /// Whether anything is unsaved.
+    public var hasChanges: Bool {
+        requireQueue("hasChanges")
+        return !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty || !pendingDeletes.isEmpty
+    }
+
+    /// Round trips and faults fired since the context was created (or the counters reset).
+    public var statistics: ContextStatistics {
+        requireQueue("statistics")
+        return statisticsStorage
+    }
+
+    /// Sets the counters back to zero.
+    public func resetStatistics() {
+        requireQueue("resetStatistics()")
+        statisticsStorage = ContextStatistics()
+    }
+
+    func markUpdated(_ object: ManagedObject) {
+        guard !object.isInsertedStorage, !object.isDeletedStorage else { return }
+        if !object.isUpdatedStorage {
+            object.isUpdatedStorage = true
+            updatedStorage[object.objectID] = object
+        }
+        changeLog.updated(object)
+    }
+}
+
+/// Counters that make N+1 access patterns visible in tests and benchmarks.
+public struct ContextStatistics: Sendable, Hashable {
+    /// Calls that reached the coordinator's stores (fetches, snapshot loads, relationship
+    /// loads, saves); row-cache hits are not round trips.
+    public var storeRoundTrips = 0
+    /// Object faults fired (values loaded for one object).
+    public var faultsFired = 0
+    /// To-many relationship faults fired.
+    public var relationshipFaultsFired = 0
+    /// Snapshots served from the coordinator's row cache.
+    public var rowCacheHits = 0
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Checks a context's pending changes before they may be saved: required properties, attribute
+/// rules, relationship counts, and deny rules of deleted objects. Every violation is collected.
+struct Validator {
+    let context: ManagedObjectContext
+    var violations: [ValidationError.Violation] = []
+
+    init(context: ManagedObjectContext) { self.context = context }
+
+    mutating func validate(changed objects: [ManagedObject], deleted: [ManagedObject]) throws {
+        for object in objects { try validate(object) }
+        for object in deleted { try validateDeny(object) }
+    }
+
+    private mutating func add(_ code: ValidationError.Code, _ object: ManagedObject, _ key: String, _ message: String) {
+        violations.append(.init(code: code, objectID: object.objectID, key: key, message: message))
+    }
+
+    private mutating func validate(_ object: ManagedObject) throws {
+        let entity = object.entity
+        if !object.isFaultStorage {
+            for attribute in entity.attributes {
+                validate(attribute, object.attributeValues[attribute.slot], of: object)
+            }
+            for relationship in entity.toOneRelationships where !relationship.isOptional {
+                if object.toOneValues[relationship.slot] == nil {
+                    add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
+                }
+            }
+        }
+        for relationship in entity.toManyRelationships {
+            let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
+            guard minimum > 0 || relationship.maxCount != nil else { continue }
+            // A fault with no recorded change still holds what the store validated before.
+            if object.toManyStates[relationship.slot].isFault && !object.toManyStates[relationship.slot].hasChanges && !object.isInsertedStorage { continue }
+            try context.loadToManyIfNeeded(object, relationship)
+            let count = object.toManyStates[relationship.slot].members?.count ?? 0
+            if count < minimum {
+                if relationship.minCount == 0 {
+                    add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
+                } else {
+                    add(.relationshipLacksMinimumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(count) members; at least \(minimum) required")
+                }
+            }
+            if let maximum = relationship.maxCount, count > maximum {
+                add(.relationshipExceedsMaximumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(count) members; at most \(maximum) allowed")
+            }
+        }
+    }
+
+    private mutating func validate(_ attribute: AttributeDescription, _ value: AttributeValue, of object: ManagedObject) {
+        let name = "\(object.entity.name).\(attribute.name)"
+        if value.isNull {
+            if !attribute.isOptional {
+                add(.missingMandatoryProperty, object, attribute.name, "\(name) is required but nil")
+            }
+            return
+        }
+        if case .integer(let v) = value, let range = attribute.type.integerRange, !range.contains(v) {
+            add(v > range.upperBound ? .numberTooLarge : .numberTooSmall, object, attribute.name,
+                "\(name) is \(v), which does not fit a \(attribute.type.rawValue) attribute")
+        }
+        var patternIndex = 0
+        for rule in attribute.rules {
+            switch (rule, value) {
+            case (.minimum(let bound), _):
+                if let number = Self.number(value), number < bound {
+                    add(.numberTooSmall, object, attribute.name, "\(name) is \(value), below the minimum \(bound)")
+                }
+            case (.maximum(let bound), _):
+                if let number = Self.number(value), number > bound {
+                    add(.numberTooLarge, object, attribute.name, "\(name) is \(value), above the maximum \(bound)")
+                }
+            case (.minLength(let bound), .string(let s)):
+                if s.count < bound { add(.stringTooShort, object, attribute.name, "\(name) has \(s.count) characters; at least \(bound) required") }
+            case (.maxLength(let bound), .string(let s)):
+                if s.count > bound { add(.stringTooLong, object, attribute.name, "\(name) has \(s.count) characters; at most \(bound) allowed") }
+            case (.pattern(let pattern), .string(let s)):
+                if !attribute.patterns[patternIndex].matchesWhole(s) {
+                    add(.stringPatternMatching, object, attribute.name, "\(name) value \"\(s)\" does not match \(pattern)")
+                }
+                patternIndex += 1
+            case (.earliest(let bound), .date(let d)):
+                if d < bound { add(.dateTooSoon, object, attribute.name, "\(name) is \(d.formatted(.iso8601)), before \(bound.formatted(.iso8601))") }
+            case (.latest(let bound), .date(let d)):
+                if d > bound { add(.dateTooLate, object, attribute.name, "\(name) is \(d.formatted(.iso8601)), after \(bound.formatted(.iso8601))") }
+            default:
+                if case .pattern = rule { patternIndex += 1 }
+            }
+        }
+    }
+
+    static func number(_ value: AttributeValue) -> Double? {
+        switch value {
+        case .integer(let v): return Double(v)
+        case .double(let v): return v
+        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
+        default: return nil
+        }
+    }
+
+    private mutating func validateDeny(_ object: ManagedObject) throws {
+        for relationship in object.entity.relationships where relationship.deleteRule == .deny {
+            let blocking = try context.destinations(of: object, relationship).filter { !$0.isDeletedStorage }
+            if !blocking.isEmpty {
+                let names = blocking.prefix(3).map { $0.objectID.description }.joined(separator: ", ")
+                add(.relationshipDeniedDelete, object, relationship.name,
+                    "cannot delete \(object.objectID): \(object.entity.name).\(relationship.name) has a deny rule and still holds \(blocking.count) object\(blocking.count == 1 ? "" : "s") (\(names))")
+            }
+        }
+    }
+}

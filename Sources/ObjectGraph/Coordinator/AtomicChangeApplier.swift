@@ -1,0 +1,110 @@
+/// Applies a ``StoreChangeSet`` to atomic-store contents, all or nothing: every version is
+/// checked before anything changes, and the caller works on a copy.
+struct AtomicChangeApplier {
+    let model: ManagedObjectModel
+    let storeIdentifier: String
+
+    func apply(_ changes: StoreChangeSet, to contents: inout AtomicStoreContents) throws {
+        try checkVersions(changes, contents)
+        for snapshot in changes.inserted {
+            let (root, pk, entity) = try locate(snapshot.objectID)
+            if contents.tables[root]?[pk] != nil {
+                throw StoreError(.backend, "cannot insert \(snapshot.objectID): a row with that key exists")
+            }
+            contents.tables[root, default: [:]][pk] = StoredRow(
+                entityName: entity.name, version: snapshot.version, attributes: snapshot.attributes,
+                toOne: snapshot.toOne, toMany: Array(repeating: [], count: entity.toManyRelationships.count))
+            if pk >= contents.nextPrimaryKey[root] ?? 1 { contents.nextPrimaryKey[root] = pk + 1 }
+        }
+        for update in changes.updated {
+            let (root, pk, _) = try locate(update.values.objectID)
+            contents.tables[root]![pk]!.attributes = update.values.attributes
+            contents.tables[root]![pk]!.toOne = update.values.toOne
+            contents.tables[root]![pk]!.version = update.values.version
+        }
+        for change in changes.toMany {
+            let (root, pk, _) = try locate(change.source)
+            guard var row = contents.tables[root]?[pk] else { continue }  // source deleted in this save
+            var members = row.toMany[change.relationship.slot]
+            if !change.removed.isEmpty {
+                let removed = Set(change.removed)
+                members.removeAll { removed.contains($0) }
+            }
+            if let order = change.order {
+                members = order
+            } else {
+                var present = Set(members)
+                for id in change.added where present.insert(id).inserted { members.append(id) }
+            }
+            row.toMany[change.relationship.slot] = members
+            contents.tables[root]![pk] = row
+        }
+        var deletedByEntity: [String: Set<ObjectID>] = [:]
+        for deletion in changes.deleted {
+            let (root, pk, entity) = try locate(deletion.objectID)
+            guard contents.tables[root]?.removeValue(forKey: pk) != nil else { continue }
+            deletedByEntity[entity.name, default: []].insert(deletion.objectID)
+        }
+        if !deletedByEntity.isEmpty { dropDanglingMemberships(deletedByEntity, in: &contents) }
+        if let user = changes.userMetadata { contents.metadata.userInfo = user }
+    }
+
+    /// Relationships without an inverse have nobody to nullify them: a deleted destination
+    /// leaves their member lists here, as a join row would leave a join table.
+    private func dropDanglingMemberships(_ deleted: [String: Set<ObjectID>], in contents: inout AtomicStoreContents) {
+        let deletedIDs = deleted.values.reduce(into: Set<ObjectID>()) { $0.formUnion($1) }
+        for entity in model.entities where entity.parentName == nil {
+            let candidates = model.entities.filter { $0.rootName == entity.name }
+                .flatMap(\.toManyRelationships)
+                .filter { !$0.hasInverse && !deleted.keys.filter(model.entity(named: $0.destinationName)!.hierarchyNames.contains).isEmpty }
+            guard !candidates.isEmpty, var table = contents.tables[entity.name] else { continue }
+            for (pk, row) in table {
+                var updated = row
+                for relationship in Set(candidates.map(\.slot)) where relationship < updated.toMany.count {
+                    updated.toMany[relationship].removeAll { deletedIDs.contains($0) }
+                }
+                if updated != row { table[pk] = updated }
+            }
+            contents.tables[entity.name] = table
+        }
+    }
+
+    private func checkVersions(_ changes: StoreChangeSet, _ contents: AtomicStoreContents) throws {
+        var conflicts: [StoreError.Conflict] = []
+        func current(_ id: ObjectID) throws -> StoredRow? {
+            let (root, pk, _) = try locate(id)
+            return contents.tables[root]?[pk]
+        }
+        for update in changes.updated {
+            let id = update.values.objectID
+            let row = try current(id)
+            if row?.version != update.expectedVersion {
+                conflicts.append(.init(objectID: id, expectedVersion: update.expectedVersion, storedVersion: row?.version, storedSnapshot: row.map { snapshot(id, $0) }))
+            }
+        }
+        for deletion in changes.deleted {
+            guard let expected = deletion.expectedVersion else { continue }
+            let row = try current(deletion.objectID)
+            if row?.version != expected {
+                conflicts.append(.init(objectID: deletion.objectID, expectedVersion: expected, storedVersion: row?.version, storedSnapshot: row.map { snapshot(deletion.objectID, $0) }))
+            }
+        }
+        if !conflicts.isEmpty {
+            throw StoreError(.conflict, "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read", conflicts: conflicts)
+        }
+    }
+
+    private func snapshot(_ id: ObjectID, _ row: StoredRow) -> RowSnapshot {
+        RowSnapshot(objectID: id, version: row.version, attributes: row.attributes, toOne: row.toOne)
+    }
+
+    private func locate(_ id: ObjectID) throws -> (root: String, pk: Int64, entity: EntityDescription) {
+        guard let entity = model.entity(named: id.entityName) else {
+            throw StoreError(.missingRow, "the change set names entity \(id.entityName), which the model does not have")
+        }
+        guard let pk = id.primaryKey, id.storeIdentifier == storeIdentifier else {
+            throw StoreError(.missingRow, "\(id) is not a permanent ID of store \(storeIdentifier)")
+        }
+        return (entity.rootName, pk, entity)
+    }
+}

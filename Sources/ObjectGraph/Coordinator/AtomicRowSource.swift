@@ -1,0 +1,42 @@
+/// Reads an atomic store's rows for the shared evaluator.
+struct AtomicRowSource: PredicateRowSource {
+    struct Row {
+        let primaryKey: Int64
+        let row: StoredRow
+    }
+
+    let contents: AtomicStoreContents
+    let model: ManagedObjectModel
+    let storeIdentifier: String
+
+    func row(for id: ObjectID) -> Row? {
+        guard id.storeIdentifier == storeIdentifier, let pk = id.primaryKey,
+              let entity = model.entity(named: id.entityName),
+              let row = contents.tables[entity.rootName]?[pk], row.entityName == id.entityName else { return nil }
+        return Row(primaryKey: pk, row: row)
+    }
+
+    func snapshot(_ row: Row) -> RowSnapshot {
+        RowSnapshot(objectID: objectID(of: row), version: row.row.version, attributes: row.row.attributes, toOne: row.row.toOne)
+    }
+
+    func objectID(of row: Row) -> ObjectID {
+        ObjectID(entityName: row.row.entityName, storeIdentifier: storeIdentifier, primaryKey: row.primaryKey)
+    }
+
+    func attribute(_ attribute: AttributeDescription, of row: Row) throws -> AttributeValue {
+        row.row.attributes[attribute.slot]
+    }
+
+    func toOneID(_ relationship: RelationshipDescription, of row: Row) throws -> ObjectID? {
+        row.row.toOne[relationship.slot]
+    }
+
+    func toOne(_ relationship: RelationshipDescription, of row: Row) throws -> Row? {
+        row.row.toOne[relationship.slot].flatMap(self.row(for:))
+    }
+
+    func toMany(_ relationship: RelationshipDescription, of row: Row) throws -> [Row] {
+        row.row.toMany[relationship.slot].compactMap(self.row(for:))
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+
+/// The shared base of atomic stores (Core Data's NSAtomicStore): all rows live in memory as
+/// ``AtomicStoreContents``, fetches run the shared evaluator over them, and each save builds
+/// the new contents, hands them to ``persist(_:)`` and only then makes them current.
+///
+/// The in-memory store is this base with no file; a file store overrides ``persist(_:)`` (and
+/// loads the contents it passes to the initializer). A JSON or XML store is a page of code.
+///
+/// **Threading contract.** As ``PersistentStore``; additionally, reads work on an immutable
+/// copy of the contents (copy-on-write), so they never wait for a save's ``persist(_:)``.
+open class AtomicStore: PersistentStore, @unchecked Sendable {
+    /// The store's UUID.
+    public let identifier: String
+    /// What the store can do.
+    public let capabilities: StoreCapabilities
+    /// The model.
+    public let model: ManagedObjectModel
+    private let state: Mutex<AtomicStoreContents>
+    private let saveLock = Mutex<Void>(())
+    private let closed = Atomic<Bool>(false)
+
+    /// Creates a store holding `contents` (empty contents for a new store).
+    public init(request: StoreOpenRequest, contents: AtomicStoreContents, capabilities: StoreCapabilities) {
+        self.identifier = contents.metadata.storeIdentifier
+        self.model = request.model
+        self.capabilities = capabilities.union([.atomic, .evaluatesPredicates, .sorts, .concurrentReaders])
+        self.state = Mutex(contents)
+    }
+
+    /// Writes the new contents somewhere lasting; called during each save before the contents
+    /// become current. Throwing fails the save and leaves the old contents in place.
+    open func persist(_ contents: AtomicStoreContents) throws {}
+
+    /// Marks the store closed.
+    open func close() { closed.store(true, ordering: .sequentiallyConsistent) }
+
+    /// The current contents (an immutable copy).
+    public func currentContents() throws -> AtomicStoreContents {
+        try checkOpen()
+        return state.withLock { $0 }
+    }
+
+    private func checkOpen() throws {
+        if closed.load(ordering: .sequentiallyConsistent) {
+            throw StoreError(.closed, "the store \(identifier) is closed")
+        }
+    }
+
+    // MARK: PersistentStore
+
+    /// The stored metadata.
+    public func metadata() throws -> StoreMetadata { try currentContents().metadata }
+
+    /// Hands out keys from the hierarchy's counter.
+    public func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64 {
+        try checkOpen()
+        return state.withLock { contents in
+            let first = contents.nextPrimaryKey[rootEntity] ?? 1
+            contents.nextPrimaryKey[rootEntity] = first + Int64(count)
+            return first
+        }
+    }
+
+    /// Evaluates the fetch with the shared evaluator and sort.
+    public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        let contents = try currentContents()
+        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier)
+        let evaluator = PredicateEvaluator(source: source)
+        let names = request.entityNames
+        var rows: [AtomicRowSource.Row] = []
+        for (pk, row) in contents.tables[request.entity.rootName] ?? [:] where names.contains(row.entityName) {
+            rows.append(AtomicRowSource.Row(primaryKey: pk, row: row))
+        }
+        if let predicate = request.predicate {
+            let compiled = try CompiledPredicate.compile(predicate, for: request.entity, in: model)
+            rows = try rows.filter { try evaluator.evaluate(compiled, on: $0) }
+        }
+        if request.resultType == .count {
+            return StoreFetchResult(count: rows.count, applied: .all)
+        }
+        let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
+        rows = try sort.sort(rows, using: evaluator)
+        let sliced = PersistentStoreCoordinator.slice(rows, offset: request.offset, limit: request.limit)
+        if request.resultType == .snapshots {
+            return StoreFetchResult(snapshots: sliced.map { source.snapshot($0) }, applied: .all)
+        }
+        return StoreFetchResult(objectIDs: sliced.map { source.objectID(of: $0) }, applied: .all)
+    }
+
+    /// Rows for the IDs that exist.
+    public func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
+        let contents = try currentContents()
+        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier)
+        return ids.compactMap { id in source.row(for: id).map { source.snapshot($0) } }
+    }
+
+    /// Members that still exist, in stored order.
+    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+        let contents = try currentContents()
+        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier)
+        var result: [ObjectID: [ObjectID]] = [:]
+        for id in sources {
+            guard let row = source.row(for: id) else { result[id] = []; continue }
+            result[id] = row.row.toMany[relationship.slot].filter { source.row(for: $0) != nil }
+        }
+        return result
+    }
+
+    /// Checks versions, applies the change set to a copy, persists it, then makes it current.
+    public func save(_ changes: StoreChangeSet) throws {
+        try checkOpen()
+        try saveLock.withLock { _ in
+            var contents = state.withLock { $0 }
+            try AtomicChangeApplier(model: model, storeIdentifier: identifier).apply(changes, to: &contents)
+            try persist(contents)
+            state.withLock { current in
+                // Keys allocated while this save ran must not be handed out again.
+                for (root, next) in current.nextPrimaryKey where next > contents.nextPrimaryKey[root] ?? 0 {
+                    contents.nextPrimaryKey[root] = next
+                }
+                current = contents
+            }
+        }
+    }
+}

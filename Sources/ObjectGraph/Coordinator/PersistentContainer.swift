@@ -1,0 +1,38 @@
+import Foundation
+
+/// The convenient way in: a model and store descriptions become a coordinator with its stores
+/// attached, a main-queue ``viewContext`` and background contexts on demand.
+///
+/// ```swift
+/// let container = try PersistentContainer(model: model, stores: [.inMemory()])
+/// let context = container.newBackgroundContext()
+/// try context.performAndWait { … }
+/// ```
+/// A container is `Sendable`; its contexts follow their own threading contract.
+public final class PersistentContainer: Sendable {
+    /// The model.
+    public let model: ManagedObjectModel
+    /// The coordinator with every store attached.
+    public let coordinator: PersistentStoreCoordinator
+    /// A context on the main queue, for UI-facing or main-thread code.
+    public let viewContext: ManagedObjectContext
+
+    /// Opens every store in `stores` on a new coordinator.
+    public init(model: ManagedObjectModel, stores: [StoreDescription]) throws {
+        self.model = model
+        let coordinator = PersistentStoreCoordinator(model: model)
+        for description in stores { try coordinator.addPersistentStore(description) }
+        self.coordinator = coordinator
+        self.viewContext = ManagedObjectContext(concurrencyType: .mainQueue, coordinator: coordinator, name: "viewContext")
+    }
+
+    /// A new private-queue context on the container's coordinator.
+    public func newBackgroundContext(name: String? = nil) -> ManagedObjectContext {
+        ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator, name: name)
+    }
+
+    /// Closes every store; contexts of this container must not be used afterwards.
+    public func close() {
+        for store in coordinator.persistentStores { coordinator.removePersistentStore(store) }
+    }
+}

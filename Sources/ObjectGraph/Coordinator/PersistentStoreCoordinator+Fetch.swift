@@ -1,0 +1,102 @@
+/// Fetching across stores, completing what a store could not do natively.
+///
+/// The pushdown contract: a store may apply the predicate, the sort and the range itself and
+/// say so in ``StoreFetchResult/applied``; whatever it did not apply is done here with the
+/// shared evaluator and sort, so the answer is identical either way.
+extension PersistentStoreCoordinator {
+    /// The complete answer to a fetch: IDs in order, and snapshots where a store returned them.
+    struct FetchAnswer {
+        var ids: [ObjectID]
+        var snapshots: [ObjectID: RowSnapshot]
+    }
+
+    func fetch(_ request: StoreFetchRequest) throws -> FetchAnswer {
+        let entries = try self.entries(holding: request.entity.name)
+        if entries.count == 1 {
+            let entry = entries[0]
+            let result = try entry.gate.run { try entry.store.fetch(request) }
+            rowCache.store(result.snapshots)
+            if result.applied.isSuperset(of: .all) {
+                let ids = request.resultType == .snapshots || result.objectIDs.isEmpty && !result.snapshots.isEmpty
+                    ? result.snapshots.map(\.objectID) : result.objectIDs
+                return FetchAnswer(ids: ids, snapshots: Dictionary(result.snapshots.map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a }))
+            }
+        }
+        // Fallback: gather candidate rows from every store, then filter, sort and slice here.
+        var rows: [RowSnapshot] = []
+        var allPredicateApplied = true
+        for entry in entries {
+            var partial = request
+            partial.offset = 0
+            partial.limit = nil
+            partial.resultType = .snapshots
+            let result = try entry.gate.run { try entry.store.fetch(partial) }
+            if !result.applied.contains(.predicate) { allPredicateApplied = false }
+            rowCache.store(result.snapshots)
+            rows.append(contentsOf: result.snapshots)
+        }
+        let source = SnapshotRowSource(coordinator: self)
+        let evaluator = PredicateEvaluator(source: source)
+        if let predicate = request.predicate, !allPredicateApplied {
+            let compiled = try CompiledPredicate.compile(predicate, for: request.entity, in: model)
+            rows = try rows.filter { try evaluator.evaluate(compiled, on: $0) }
+        }
+        let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
+        rows = try sort.sort(rows, using: evaluator)
+        let sliced = Self.slice(rows, offset: request.offset, limit: request.limit)
+        return FetchAnswer(ids: sliced.map(\.objectID), snapshots: Dictionary(sliced.map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a }))
+    }
+
+    func count(_ request: StoreFetchRequest) throws -> Int {
+        let entries = try self.entries(holding: request.entity.name)
+        if entries.count == 1 {
+            var countRequest = request
+            countRequest.resultType = .count
+            let entry = entries[0]
+            let result = try entry.gate.run { try entry.store.fetch(countRequest) }
+            if result.applied.isSuperset(of: .all) { return result.count }
+        }
+        var full = request
+        full.resultType = .objectIDs
+        return try fetch(full).ids.count
+    }
+
+    static func slice<T>(_ items: [T], offset: Int, limit: Int?) -> [T] {
+        let start = min(max(offset, 0), items.count)
+        let end = limit.map { min(items.count, start + max($0, 0)) } ?? items.count
+        return Array(items[start..<end])
+    }
+}
+
+/// Reads rows as snapshots through the coordinator (row cache first), for evaluating
+/// predicates that a store did not evaluate itself.
+struct SnapshotRowSource: PredicateRowSource {
+    let coordinator: PersistentStoreCoordinator
+
+    func objectID(of row: RowSnapshot) -> ObjectID { row.objectID }
+
+    func attribute(_ attribute: AttributeDescription, of row: RowSnapshot) throws -> AttributeValue {
+        row.attributes[attribute.slot]
+    }
+
+    func toOneID(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> ObjectID? {
+        row.toOne[relationship.slot]
+    }
+
+    func toOne(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> RowSnapshot? {
+        guard let id = row.toOne[relationship.slot] else { return nil }
+        if let cached = coordinator.rowCache.snapshot(for: id) { return cached }
+        return try coordinator.snapshots(for: [id]).first
+    }
+
+    func toMany(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> [RowSnapshot] {
+        let ids = try coordinator.relatedIDs(for: relationship, of: [row.objectID])[row.objectID] ?? []
+        var rows: [RowSnapshot] = []
+        var missing: [ObjectID] = []
+        for id in ids {
+            if let cached = coordinator.rowCache.snapshot(for: id) { rows.append(cached) } else { missing.append(id) }
+        }
+        if !missing.isEmpty { rows.append(contentsOf: try coordinator.snapshots(for: missing)) }
+        return rows
+    }
+}

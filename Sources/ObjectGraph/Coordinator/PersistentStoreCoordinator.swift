@@ -1,0 +1,197 @@
+import Foundation
+import Synchronization
+
+/// Mediates between contexts and stores: routes each entity to its store, completes what a
+/// store cannot do natively (predicate, sort, range), allocates permanent IDs, keeps the row
+/// cache, and sends each save to the stores involved.
+///
+/// **Threading contract.** A coordinator is `Sendable`; any number of contexts on any threads
+/// may use it at once. It serializes calls into each store (see ``PersistentStore``), so a
+/// store never sees two calls at once.
+public final class PersistentStoreCoordinator: Sendable {
+    /// The model every attached store holds (part of).
+    public let model: ManagedObjectModel
+    /// Rows shared by the coordinator's contexts.
+    public let rowCache: RowCache
+
+    struct Entry: Sendable {
+        let store: any PersistentStore
+        let description: StoreDescription
+        let entityNames: Set<String>
+        let gate: Gate
+    }
+
+    /// Serializes calls into one store.
+    final class Gate: Sendable {
+        private let mutex = Mutex<Void>(())
+        func run<T>(_ body: () throws -> T) throws -> T {
+            try mutex.withLock { _ in try body() }
+        }
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    /// Creates a coordinator with no stores.
+    public init(model: ManagedObjectModel, rowCacheCapacity: Int = 100_000) {
+        self.model = model
+        self.rowCache = RowCache(capacity: rowCacheCapacity)
+    }
+
+    /// Opens the store `description` names and attaches it. Throws ``StoreError`` with
+    /// ``StoreError/Code/incompatibleModel`` when the store holds data of another model.
+    @discardableResult
+    public func addPersistentStore(_ description: StoreDescription) throws -> any PersistentStore {
+        if let name = description.configuration, model.configurations[name] == nil {
+            throw ModelError(.unknownEntity, "the model has no configuration '\(name)'")
+        }
+        let request = StoreOpenRequest(model: model, configuration: description.configuration, url: description.url, options: description.options)
+        let store = try description.open(request)
+        let metadata: StoreMetadata
+        do { metadata = try store.metadata() } catch { store.close(); throw error }
+        guard metadata.modelVersionHash == request.modelVersionHash else {
+            store.close()
+            throw StoreError(
+                .incompatibleModel,
+                "the \(description.type) store\(description.url.map { " at \($0.path)" } ?? "") was written by model \(metadata.modelVersionHash), not this model \(request.modelVersionHash)")
+        }
+        let names = Set(request.entities.map(\.name))
+        let entry = Entry(store: store, description: description, entityNames: names, gate: Gate())
+        try entries.withLock { entries in
+            if entries.contains(where: { $0.store.identifier == store.identifier }) {
+                store.close()
+                throw StoreError(.backend, "a store with identifier \(store.identifier) is already attached")
+            }
+            entries.append(entry)
+        }
+        return store
+    }
+
+    /// Detaches and closes `store`.
+    public func removePersistentStore(_ store: any PersistentStore) {
+        entries.withLock { entries in entries.removeAll { $0.store === store } }
+        store.close()
+        rowCache.removeAll()
+    }
+
+    /// The attached stores, in the order they were added.
+    public var persistentStores: [any PersistentStore] { entries.withLock { $0.map(\.store) } }
+
+    /// The ID a URI names, if it is a permanent ID of an attached store and a model entity.
+    public func objectID(forURI uri: URL) -> ObjectID? {
+        guard let id = ObjectID(uri: uri), !id.isTemporary, model.entity(named: id.entityName) != nil,
+              let store = id.storeIdentifier, entries.withLock({ $0.contains { $0.store.identifier == store } }) else { return nil }
+        return id
+    }
+
+    /// The store's metadata.
+    public func metadata(for store: any PersistentStore) throws -> StoreMetadata { try store.metadata() }
+
+    // MARK: Routing
+
+    func entry(for id: ObjectID) throws -> Entry {
+        let all = entries.withLock { $0 }
+        if let storeID = id.storeIdentifier {
+            guard let entry = all.first(where: { $0.store.identifier == storeID }) else {
+                throw ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(storeID), which is not attached")
+            }
+            return entry
+        }
+        guard let entry = all.first(where: { $0.entityNames.contains(id.entityName) }) else {
+            throw ObjectGraphError(.noStore, objectID: id, "no attached store holds entity \(id.entityName)")
+        }
+        return entry
+    }
+
+    func entries(holding entityName: String) throws -> [Entry] {
+        let found = entries.withLock { $0.filter { $0.entityNames.contains(entityName) } }
+        guard !found.isEmpty else {
+            throw ObjectGraphError(.noStore, "no attached store holds entity \(entityName)")
+        }
+        return found
+    }
+
+    // MARK: Reading
+
+    /// Rows for `ids`, grouped into one call per store.
+    func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
+        var byStore: [String: (Entry, [ObjectID])] = [:]
+        for id in ids where !id.isTemporary {
+            let entry = try entry(for: id)
+            byStore[entry.store.identifier, default: (entry, [])].1.append(id)
+        }
+        var result: [RowSnapshot] = []
+        for (entry, storeIDs) in byStore.values {
+            let rows = try entry.gate.run { try entry.store.snapshots(for: storeIDs) }
+            rowCache.store(rows)
+            result.append(contentsOf: rows)
+        }
+        return result
+    }
+
+    /// Members of a to-many relationship for each source.
+    func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+        var byStore: [String: (Entry, [ObjectID])] = [:]
+        for id in sources where !id.isTemporary {
+            let entry = try entry(for: id)
+            byStore[entry.store.identifier, default: (entry, [])].1.append(id)
+        }
+        var result: [ObjectID: [ObjectID]] = [:]
+        for (entry, storeIDs) in byStore.values {
+            let related = try entry.gate.run { try entry.store.relatedIDs(for: relationship, of: storeIDs) }
+            result.merge(related) { a, _ in a }
+        }
+        return result
+    }
+
+    /// Permanent IDs for temporary ones, in the same order: one key allocation per store and
+    /// entity hierarchy.
+    func permanentIDs(for temporaries: [ObjectID]) throws -> [ObjectID] {
+        var groups: [String: [Int]] = [:]  // "store|root" → indexes
+        var entryFor: [String: Entry] = [:]
+        for (index, id) in temporaries.enumerated() {
+            let entry = try entry(for: id)
+            let root = model.entity(named: id.entityName)?.rootName ?? id.entityName
+            let key = entry.store.identifier + "|" + root
+            groups[key, default: []].append(index)
+            entryFor[key] = entry
+        }
+        var result = temporaries
+        for (key, indexes) in groups {
+            let entry = entryFor[key]!
+            let root = String(key.split(separator: "|", maxSplits: 1)[1])
+            let first = try entry.gate.run { try entry.store.allocatePrimaryKeys(rootEntity: root, count: indexes.count) }
+            for (offset, index) in indexes.enumerated() {
+                result[index] = ObjectID(entityName: temporaries[index].entityName, storeIdentifier: entry.store.identifier, primaryKey: first + Int64(offset))
+            }
+        }
+        return result
+    }
+
+    // MARK: Writing
+
+    /// Sends one context save to the stores involved: each store's part lands atomically.
+    /// (A save that spans several stores is atomic per store, not across stores.)
+    func save(_ changes: StoreChangeSet) throws {
+        var parts: [String: (Entry, StoreChangeSet)] = [:]
+        func part(_ id: ObjectID) throws -> String {
+            let entry = try entry(for: id)
+            if parts[entry.store.identifier] == nil { parts[entry.store.identifier] = (entry, StoreChangeSet()) }
+            return entry.store.identifier
+        }
+        for row in changes.inserted { parts[try part(row.objectID)]!.1.inserted.append(row) }
+        for row in changes.updated { parts[try part(row.values.objectID)]!.1.updated.append(row) }
+        for row in changes.deleted { parts[try part(row.objectID)]!.1.deleted.append(row) }
+        for change in changes.toMany { parts[try part(change.source)]!.1.toMany.append(change) }
+        for (entry, part) in parts.values.sorted(by: { $0.0.store.identifier < $1.0.store.identifier }) {
+            do {
+                try entry.gate.run { try entry.store.save(part) }
+            } catch let error as StoreError where error.code == .conflict {
+                rowCache.remove(error.conflicts.map(\.objectID))
+                throw error
+            }
+            rowCache.store(part.inserted)
+            rowCache.store(part.updated.map(\.values))
+            rowCache.remove(part.deleted.map(\.objectID))
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/// The stored values of one record, as stores hand them to the shared layer and back.
+///
+/// Values are indexed by slot (``AttributeDescription/slot``, ``RelationshipDescription/slot``
+/// for to-one relationships), never by name. Transient attributes are `.null` in snapshots.
+/// To-many memberships are not part of a snapshot; they travel through
+/// ``PersistentStore/relatedIDs(for:of:)`` and ``ToManyChange``.
+public struct RowSnapshot: Sendable, Hashable {
+    /// The record's permanent ID.
+    public var objectID: ObjectID
+    /// The optimistic-lock version: 1 after insert, +1 at each stored update.
+    public var version: Int64
+    /// Attribute values by slot.
+    public var attributes: [AttributeValue]
+    /// To-one destinations by slot (`nil` for none).
+    public var toOne: [ObjectID?]
+
+    /// Creates a snapshot.
+    public init(objectID: ObjectID, version: Int64, attributes: [AttributeValue], toOne: [ObjectID?]) {
+        self.objectID = objectID
+        self.version = version
+        self.attributes = attributes
+        self.toOne = toOne
+    }
+}
+
+/// One save's worth of changes to a store: it lands whole or not at all.
+///
+/// The shared layer has already applied every rule (inverses, delete rules, validation);
+/// a store only records the rows and memberships it is given, and checks versions.
+public struct StoreChangeSet: Sendable {
+    /// New rows, at version 1.
+    public var inserted: [RowSnapshot] = []
+    /// Changed rows: the new values (at `expectedVersion + 1`) and the version they were read at.
+    public var updated: [RowUpdate] = []
+    /// Rows to delete. A store also drops the deleted rows' own to-many memberships, and any
+    /// membership pointing at a deleted row in a relationship without an inverse.
+    public var deleted: [RowDeletion] = []
+    /// Membership changes of to-many relationships (both sides of a many-to-many appear).
+    public var toMany: [ToManyChange] = []
+    /// User metadata to store with the save (`nil` to leave it alone).
+    public var userMetadata: [String: String]? = nil
+
+    /// Creates an empty change set.
+    public init() {}
+
+    /// Whether there is nothing to write.
+    public var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toMany.isEmpty && userMetadata == nil
+    }
+}
+
+/// A changed row in a ``StoreChangeSet``.
+public struct RowUpdate: Sendable {
+    /// The new values; `values.version == expectedVersion + 1`.
+    public var values: RowSnapshot
+    /// The version the context read; a store holding another version reports a conflict.
+    public var expectedVersion: Int64
+
+    /// Creates an update.
+    public init(values: RowSnapshot, expectedVersion: Int64) {
+        self.values = values
+        self.expectedVersion = expectedVersion
+    }
+}
+
+/// A deleted row in a ``StoreChangeSet``.
+public struct RowDeletion: Sendable {
+    /// The record to delete.
+    public var objectID: ObjectID
+    /// The version the context read, when it read one; checked like an update's.
+    public var expectedVersion: Int64?
+
+    /// Creates a deletion.
+    public init(objectID: ObjectID, expectedVersion: Int64?) {
+        self.objectID = objectID
+        self.expectedVersion = expectedVersion
+    }
+}
+
+/// Membership changes of one to-many relationship of one source row.
+public struct ToManyChange: Sendable {
+    /// The source row.
+    public var source: ObjectID
+    /// The relationship (its `slot` indexes the source entity's to-many relationships).
+    public var relationship: RelationshipDescription
+    /// Members added. Adding a present member is a no-op.
+    public var added: [ObjectID]
+    /// Members removed. Removing an absent member is a no-op.
+    public var removed: [ObjectID]
+    /// For ordered relationships whose order changed: the complete new order.
+    public var order: [ObjectID]?
+
+    /// Creates a change.
+    public init(source: ObjectID, relationship: RelationshipDescription, added: [ObjectID], removed: [ObjectID], order: [ObjectID]?) {
+        self.source = source
+        self.relationship = relationship
+        self.added = added
+        self.removed = removed
+        self.order = order
+    }
+}

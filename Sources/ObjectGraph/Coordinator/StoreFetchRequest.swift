@@ -1,0 +1,83 @@
+/// A fetch as a store sees it: one entity, a predicate, sort keys and a range.
+public struct StoreFetchRequest: Sendable {
+    /// What to return.
+    public enum ResultType: Sendable, Hashable {
+        /// Object IDs only.
+        case objectIDs
+        /// Object IDs with their row snapshots (so faults need no second round trip).
+        case snapshots
+        /// Only the number of matching rows.
+        case count
+    }
+
+    /// The entity fetched.
+    public var entity: EntityDescription
+    /// Whether rows of sub-entities are included.
+    public var includesSubentities: Bool
+    /// The filter, `nil` for every row.
+    public var predicate: FetchPredicate?
+    /// The order; ties are always broken by primary key, ascending.
+    public var sortKeys: [SortKey]
+    /// Rows to skip after sorting.
+    public var offset: Int
+    /// The most rows to return, `nil` for no limit.
+    public var limit: Int?
+    /// What to return.
+    public var resultType: ResultType
+
+    /// Creates a request.
+    public init(
+        entity: EntityDescription, includesSubentities: Bool = true, predicate: FetchPredicate? = nil,
+        sortKeys: [SortKey] = [], offset: Int = 0, limit: Int? = nil, resultType: ResultType = .objectIDs
+    ) {
+        self.entity = entity
+        self.includesSubentities = includesSubentities
+        self.predicate = predicate
+        self.sortKeys = sortKeys
+        self.offset = offset
+        self.limit = limit
+        self.resultType = resultType
+    }
+
+    /// The entity names whose rows qualify.
+    public var entityNames: Set<String> {
+        includesSubentities ? entity.hierarchyNames : [entity.name]
+    }
+}
+
+/// A store's answer to a ``StoreFetchRequest``.
+public struct StoreFetchResult: Sendable {
+    /// Which parts of the request the store carried out.
+    public struct Applied: OptionSet, Sendable, Hashable {
+        /// The raw bits.
+        public let rawValue: Int
+        /// Creates a set from raw bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Rows were filtered by the predicate.
+        public static let predicate = Applied(rawValue: 1)
+        /// Rows are in sort-key order (ties by primary key).
+        public static let sort = Applied(rawValue: 2)
+        /// Offset and limit were applied (only meaningful with predicate and sort applied).
+        public static let range = Applied(rawValue: 4)
+        /// Everything.
+        public static let all: Applied = [.predicate, .sort, .range]
+    }
+
+    /// Matching IDs (for ``StoreFetchRequest/ResultType/objectIDs``).
+    public var objectIDs: [ObjectID]
+    /// Matching rows (for ``StoreFetchRequest/ResultType/snapshots``, or whenever the store
+    /// did not apply the predicate or sort, so the shared layer can).
+    public var snapshots: [RowSnapshot]
+    /// The count (for ``StoreFetchRequest/ResultType/count``).
+    public var count: Int
+    /// What the store carried out.
+    public var applied: Applied
+
+    /// Creates a result.
+    public init(objectIDs: [ObjectID] = [], snapshots: [RowSnapshot] = [], count: Int = 0, applied: Applied) {
+        self.objectIDs = objectIDs
+        self.snapshots = snapshots
+        self.count = count
+        self.applied = applied
+    }
+}

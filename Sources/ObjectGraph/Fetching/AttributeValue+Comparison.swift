@@ -1,0 +1,55 @@
+import Foundation
+
+extension AttributeValue {
+    /// Orders two values the way every store must: numbers numerically across integer,
+    /// floating and decimal kinds; strings by Unicode scalar order of their canonical form;
+    /// dates by time; `false < true`; data bytewise; UUIDs and URIs by their string form.
+    /// Returns `nil` for values of kinds that do not compare (or when either is `.null`).
+    public static func compare(_ lhs: AttributeValue, _ rhs: AttributeValue) -> ComparisonResult? {
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)): return order(a, b)
+        case (.double(let a), .double(let b)): return order(a, b)
+        case (.integer(let a), .double(let b)): return compareMixed(a, b)
+        case (.double(let a), .integer(let b)): return compareMixed(b, a).map(flip)
+        case (.decimal(let a), .decimal(let b)): return order(a, b)
+        case (.decimal(let a), .integer(let b)): return order(a, Decimal(b))
+        case (.integer(let a), .decimal(let b)): return order(Decimal(a), b)
+        case (.decimal(let a), .double(let b)): return order(NSDecimalNumber(decimal: a).doubleValue, b)
+        case (.double(let a), .decimal(let b)): return order(a, NSDecimalNumber(decimal: b).doubleValue)
+        case (.string(let a), .string(let b)): return order(a, b)
+        case (.bool(let a), .bool(let b)): return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending)
+        case (.date(let a), .date(let b)): return order(a, b)
+        case (.data(let a), .data(let b)):
+            return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+        case (.uuid(let a), .uuid(let b)): return order(a.uuidString, b.uuidString)
+        case (.uri(let a), .uri(let b)): return order(a.absoluteString, b.absoluteString)
+        default: return nil
+        }
+    }
+
+    /// Equality as predicates see it: numeric kinds compare by value (`1 == 1.0`), strings by
+    /// canonical equivalence, `.null` equals only `.null`.
+    public static func predicateEqual(_ lhs: AttributeValue, _ rhs: AttributeValue) -> Bool {
+        if lhs.isNull || rhs.isNull { return lhs.isNull && rhs.isNull }
+        return compare(lhs, rhs) == .orderedSame
+    }
+
+    private static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+        a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+    }
+
+    private static func compareMixed(_ a: Int64, _ b: Double) -> ComparisonResult? {
+        if b.isNaN { return nil }
+        // Comparing through Double loses precision above 2^53; exact when b is integral.
+        if let exact = Int64(exactly: b.rounded(.down)), Double(exact) == b { return order(a, exact) }
+        return order(Double(a), b)
+    }
+
+    private static func flip(_ r: ComparisonResult) -> ComparisonResult {
+        switch r {
+        case .orderedAscending: return .orderedDescending
+        case .orderedDescending: return .orderedAscending
+        case .orderedSame: return .orderedSame
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// A predicate checked and resolved against one entity: key paths resolved to slots,
+/// variables substituted, regular expressions compiled, operand types checked.
+///
+/// Compiling is where malformed fetches fail, with errors naming the entity and key; a
+/// compiled predicate holds for the entity and all of its sub-entities, is `Sendable`, and can
+/// be evaluated any number of times by ``PredicateEvaluator``.
+public indirect enum CompiledPredicate: Sendable {
+    /// Always true or false.
+    case constant(Bool)
+    /// All must hold.
+    case and([CompiledPredicate])
+    /// One must hold.
+    case or([CompiledPredicate])
+    /// Negation.
+    case not(CompiledPredicate)
+    /// A comparison.
+    case comparison(CompiledComparison)
+
+    /// Compiles `predicate` for objects of `entity`.
+    public static func compile(
+        _ predicate: FetchPredicate, for entity: EntityDescription, in model: ManagedObjectModel,
+        variables: [String: AttributeValue] = [:]
+    ) throws -> CompiledPredicate {
+        switch predicate {
+        case .constant(let value): return .constant(value)
+        case .and(let parts): return .and(try parts.map { try compile($0, for: entity, in: model, variables: variables) })
+        case .or(let parts): return .or(try parts.map { try compile($0, for: entity, in: model, variables: variables) })
+        case .not(let inner): return .not(try compile(inner, for: entity, in: model, variables: variables))
+        case .comparison(let comparison):
+            return .comparison(try CompiledComparison(comparison, entity: entity, model: model, variables: variables))
+        }
+    }
+}
+
+/// An operand after compilation.
+public indirect enum CompiledOperand: Sendable {
+    /// A resolved key path.
+    case keyPath(ResolvedKeyPath)
+    /// A constant.
+    case constant(AttributeValue)
+    /// An object by ID.
+    case object(ObjectID)
+    /// A list of operands.
+    case list([CompiledOperand])
+    /// The evaluated object.
+    case evaluatedObject
+}
+
+/// A comparison after compilation; see ``CompiledPredicate``.
+public struct CompiledComparison: Sendable {
+    /// The left operand.
+    public let left: CompiledOperand
+    /// The operator.
+    public let op: ComparisonOperator
+    /// The right operand.
+    public let right: CompiledOperand
+    /// String folding options.
+    public let options: StringComparisonOptions
+    /// ANY / ALL / NONE / direct.
+    public let modifier: ComparisonModifier
+    /// For MATCHES: the compiled expression; for LIKE: the wildcard pattern as a regex.
+    let pattern: CompiledPattern?
+
+    init(_ comparison: PredicateComparison, entity: EntityDescription, model: ManagedObjectModel, variables: [String: AttributeValue]) throws {
+        func operand(_ expression: PredicateExpression) throws -> CompiledOperand {
+            switch expression {
+            case .keyPath(let path): return .keyPath(try ResolvedKeyPath.resolve(path, from: entity, in: model))
+            case .constant(let value): return .constant(value)
+            case .object(let id): return .object(id)
+            case .list(let items): return .list(try items.map(operand))
+            case .evaluatedObject: return .evaluatedObject
+            case .variable(let name):
+                guard let value = variables[name] else {
+                    throw ObjectGraphError(.invalidFetch, key: "$" + name, "no value was given for variable $\(name)")
+                }
+                return .constant(value)
+            }
+        }
+        self.left = try operand(comparison.left)
+        self.right = try operand(comparison.right)
+        self.op = comparison.op
+        self.options = comparison.options
+        self.modifier = comparison.modifier
+        var pattern: CompiledPattern? = nil
+        if comparison.op == .matches || comparison.op == .like {
+            guard case .constant(.string(let source)) = right else {
+                throw ObjectGraphError(.invalidFetch, "\(comparison.op.rawValue) needs a constant string pattern")
+            }
+            // [d] folds the pattern like the text; [c] uses the regex engine's case folding, since
+            // folding a regex's source would change escapes such as \D into \d.
+            let unfolded = comparison.options.contains(.diacriticInsensitive)
+                ? TextFolding.fold(source, .diacriticInsensitive) : source
+            let regex = comparison.op == .like ? Self.likeToRegex(unfolded) : unfolded
+            do {
+                pattern = try CompiledPattern(regex, caseInsensitive: comparison.options.contains(.caseInsensitive))
+            } catch {
+                throw ObjectGraphError(.invalidFetch, "'\(source)' is not a valid \(comparison.op.rawValue) pattern")
+            }
+        }
+        self.pattern = pattern
+        try check(entity: entity)
+    }
+
+    /// Rejects comparisons whose operand types cannot meet (a string key against a number), and
+    /// to-many key paths used without ANY/ALL/NONE, instead of silently answering false.
+    private func check(entity: EntityDescription) throws {
+        if case .keyPath(let path) = left {
+            let manyAllowed = modifier != .direct
+                || (op == .contains && { if case .relationship(let r) = path.terminal { return r.isToMany && path.steps.allSatisfy { !$0.isToMany } } ; return false }())
+            if path.yieldsMany && !manyAllowed {
+                throw ObjectGraphError(
+                    .invalidFetch, key: path.path,
+                    "'\(path.path)' on \(entity.name) passes through a to-many relationship; use ANY, ALL, NONE or an aggregate such as @count")
+            }
+            if !path.yieldsMany && modifier != .direct {
+                throw ObjectGraphError(.invalidFetch, key: path.path, "\(modifier.rawValue) needs a to-many key path; '\(path.path)' is to-one")
+            }
+            try checkOperand(path, against: right, entity: entity)
+        }
+        if case .keyPath(let path) = right, path.yieldsMany, op != .in {
+            throw ObjectGraphError(.invalidFetch, key: path.path, "a to-many key path on the right needs IN")
+        }
+        switch op {
+        case .beginsWith, .endsWith, .like, .matches:
+            if case .keyPath(let p) = left, let t = p.attributeType, t != .string {
+                throw ObjectGraphError(.invalidFetch, key: p.path, "\(op.rawValue) needs a string, but \(p.path) is \(t.rawValue)")
+            }
+        default: break
+        }
+    }
+
+    private func checkOperand(_ path: ResolvedKeyPath, against right: CompiledOperand, entity: EntityDescription) throws {
+        let constants: [AttributeValue]
+        switch right {
+        case .constant(let value): constants = [value]
+        case .list(let items): constants = items.compactMap { if case .constant(let v) = $0 { return v } else { return nil } }
+        case .object:
+            if case .attribute(let a) = path.terminal {
+                throw ObjectGraphError(.invalidFetch, key: path.path, "\(entity.name).\(path.path) is a \(a.type.rawValue) attribute and cannot equal an object")
+            }
+            return
+        default: return
+        }
+        for constant in constants where !constant.isNull {
+            switch path.terminal {
+            case .relationship:
+                if op == .contains || op == .in { continue }
+                throw ObjectGraphError(
+                    .invalidFetch, key: path.path,
+                    "\(path.path) is a relationship; compare it with an object or nil, not a \(constant.kindName) value")
+            case .attribute(let attribute):
+                if op == .contains && attribute.type != .string { continue }
+                guard Self.compatible(attribute.type, constant) else {
+                    throw ObjectGraphError(
+                        .invalidFetch, key: path.path,
+                        "type mismatch: \(path.path) is \(attribute.type.rawValue) but is compared with a \(constant.kindName) value \(constant)")
+                }
+            case .count:
+                guard Self.compatible(.integer64, constant) else {
+                    throw ObjectGraphError(.invalidFetch, key: path.path, "type mismatch: @count is a number, compared with \(constant.kindName)")
+                }
+            }
+        }
+    }
+
+    static func compatible(_ type: AttributeType, _ value: AttributeValue) -> Bool {
+        switch (type, value) {
+        case (_, .null): return true
+        case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer),
+            (.double, .integer), (.float, .integer), (.decimal, .integer):
+            return true
+        case (.integer16, .double), (.integer32, .double), (.integer64, .double), (.double, .double),
+            (.float, .double), (.decimal, .double), (.decimal, .decimal), (.integer16, .decimal),
+            (.integer32, .decimal), (.integer64, .decimal), (.double, .decimal), (.float, .decimal):
+            return true
+        case (.string, .string), (.boolean, .bool), (.date, .date), (.binaryData, .data), (.uuid, .uuid),
+            (.uri, .uri), (.transformable, .data):
+            return true
+        case (.boolean, .integer(let v)): return v == 0 || v == 1
+        default: return false
+        }
+    }
+
+    /// LIKE's wildcards as an ICU regex: `*` any run, `?` one character, everything else literal.
+    static func likeToRegex(_ pattern: String) -> String {
+        var regex = "(?s)"
+        for character in pattern {
+            switch character {
+            case "*": regex += ".*"
+            case "?": regex += "."
+            default: regex += NSRegularExpression.escapedPattern(for: String(character))
+            }
+        }
+        return regex
+    }
+}

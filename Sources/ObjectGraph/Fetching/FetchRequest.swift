@@ -1,0 +1,36 @@
+/// What to fetch: an entity, a filter, an order, a range, and how results come back.
+///
+/// `Result` is the class of the returned objects (``ManagedObject`` or a bound subclass). With
+/// no `entityName`, the entity bound to `Result` in the model is fetched. A request is a
+/// `Sendable` value and can be built on any thread.
+public struct FetchRequest<Result: ManagedObject>: Sendable {
+    /// The entity to fetch; `nil` to use the entity bound to `Result`.
+    public var entityName: String?
+    /// The filter; `nil` fetches every object.
+    public var predicate: FetchPredicate?
+    /// The order; ties are broken by primary key.
+    public var sortKeys: [SortKey]
+    /// The most objects to return; 0 for no limit.
+    public var fetchLimit: Int = 0
+    /// Objects to skip first.
+    public var fetchOffset: Int = 0
+    /// When non-zero, results are faults filled a batch at a time.
+    public var fetchBatchSize: Int = 0
+    /// Whether objects of sub-entities are included.
+    public var includesSubentities = true
+    /// Whether returned objects are faults (`true`) or have their values loaded.
+    public var returnsObjectsAsFaults = true
+    /// Whether the context's unsaved inserts, changes and deletes are reflected.
+    public var includesPendingChanges = true
+    /// Relationship key paths whose destinations are loaded along with the results.
+    public var relationshipKeyPathsForPrefetching: [String] = []
+    /// Values for `$VARIABLE`s in the predicate.
+    public var substitutionVariables: [String: AttributeValue] = [:]
+
+    /// Creates a request.
+    public init(entityName: String? = nil, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = []) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortKeys = sortKeys
+    }
+}

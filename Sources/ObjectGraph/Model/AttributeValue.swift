@@ -1,0 +1,100 @@
+import Foundation
+
+/// A single attribute value as it travels between contexts, the coordinator and stores.
+///
+/// Values are `Sendable` and compact; `.null` is the absence of a value (Core Data's `nil`).
+/// All integer widths travel as `.integer`, `Float` travels as `.double`, and transformable
+/// values travel as their encoded `.data`.
+public enum AttributeValue: Sendable, Hashable {
+    /// No value.
+    case null
+    /// Any integer attribute.
+    case integer(Int64)
+    /// A `Double` or `Float` attribute.
+    case double(Double)
+    /// A `Decimal` attribute.
+    case decimal(Decimal)
+    /// A string attribute.
+    case string(String)
+    /// A Boolean attribute.
+    case bool(Bool)
+    /// A date attribute.
+    case date(Date)
+    /// A binary-data attribute, or the encoded form of a transformable one.
+    case data(Data)
+    /// A UUID attribute.
+    case uuid(UUID)
+    /// A URI attribute.
+    case uri(URL)
+
+    /// Whether this is `.null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// A short name of the value's kind, used in error messages.
+    public var kindName: String {
+        switch self {
+        case .null: return "nil"
+        case .integer: return "integer"
+        case .double: return "double"
+        case .decimal: return "decimal"
+        case .string: return "string"
+        case .bool: return "boolean"
+        case .date: return "date"
+        case .data: return "data"
+        case .uuid: return "UUID"
+        case .uri: return "URI"
+        }
+    }
+
+    /// The value as a plain Swift value (`Int64`, `Double`, `String`, …), or `nil` for `.null`.
+    public var anyValue: Any? {
+        switch self {
+        case .null: return nil
+        case .integer(let v): return v
+        case .double(let v): return v
+        case .decimal(let v): return v
+        case .string(let v): return v
+        case .bool(let v): return v
+        case .date(let v): return v
+        case .data(let v): return v
+        case .uuid(let v): return v
+        case .uri(let v): return v
+        }
+    }
+}
+
+extension AttributeValue: CustomStringConvertible {
+    /// A readable rendering used in error messages and the command-line tool.
+    public var description: String {
+        switch self {
+        case .null: return "nil"
+        case .integer(let v): return String(v)
+        case .double(let v): return String(v)
+        case .decimal(let v): return "\(v)"
+        case .string(let v): return "\"\(v)\""
+        case .bool(let v): return v ? "true" : "false"
+        case .date(let v): return v.formatted(.iso8601)
+        case .data(let v): return "<\(v.count) bytes>"
+        case .uuid(let v): return v.uuidString
+        case .uri(let v): return v.absoluteString
+        }
+    }
+}
+
+extension AttributeValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
+{
+    /// Creates `.null`.
+    public init(nilLiteral: ()) { self = .null }
+    /// Creates `.integer`.
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// Creates `.double`.
+    public init(floatLiteral value: Double) { self = .double(value) }
+    /// Creates `.string`.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates `.bool`.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}

@@ -1,0 +1,106 @@
+/// An entity of the model: its attributes and relationships (inherited ones first), its place
+/// in an inheritance hierarchy, and the class its objects are instances of.
+///
+/// Property names are resolved to slots once, here; everything at run time works by slot.
+public final class EntityDescription: Sendable, CustomStringConvertible {
+    /// A property found by name: an attribute or a relationship.
+    public enum Property: Sendable {
+        /// An attribute.
+        case attribute(AttributeDescription)
+        /// A relationship.
+        case relationship(RelationshipDescription)
+    }
+
+    /// The entity's name, unique in its model.
+    public let name: String
+    /// Position in ``ManagedObjectModel/entities``.
+    public let index: Int
+    /// The parent entity's name, for sub-entities.
+    public let parentName: String?
+    /// The root of the entity's hierarchy (itself when it has no parent). Primary keys are
+    /// unique per root, so objects of sibling sub-entities never share a key.
+    public let rootName: String
+    /// Abstract entities have no instances of their own, only of their sub-entities.
+    public let isAbstract: Bool
+    /// All attributes, inherited first; `attributes[a.slot] === a`.
+    public let attributes: [AttributeDescription]
+    /// All relationships, inherited first.
+    public let relationships: [RelationshipDescription]
+    /// To-one relationships by slot.
+    public let toOneRelationships: [RelationshipDescription]
+    /// To-many relationships by slot.
+    public let toManyRelationships: [RelationshipDescription]
+    /// The names of direct sub-entities.
+    public let subentityNames: [String]
+    /// This entity and every entity below it.
+    public let hierarchyNames: Set<String>
+    /// The configurations (stores) the entity belongs to, besides the default one.
+    public let configurations: Set<String>
+    /// Property-name sets that must be unique across the entity's objects.
+    public let uniquenessConstraints: [[String]]
+    /// A stable hash of the entity's stored shape; two models with equal hashes can share a store.
+    public let versionHash: String
+    private let propertiesByName: [String: Property]
+    private let classBox: ClassBox
+
+    init(
+        name: String, index: Int, parentName: String?, rootName: String, isAbstract: Bool,
+        attributes: [AttributeDescription], relationships: [RelationshipDescription],
+        subentityNames: [String], hierarchyNames: Set<String>, configurations: Set<String>,
+        uniquenessConstraints: [[String]], versionHash: String, managedClass: ManagedObject.Type
+    ) {
+        self.name = name
+        self.index = index
+        self.parentName = parentName
+        self.rootName = rootName
+        self.isAbstract = isAbstract
+        self.attributes = attributes
+        self.relationships = relationships
+        self.toOneRelationships = relationships.filter { !$0.isToMany }
+        self.toManyRelationships = relationships.filter { $0.isToMany }
+        self.subentityNames = subentityNames
+        self.hierarchyNames = hierarchyNames
+        self.configurations = configurations
+        self.uniquenessConstraints = uniquenessConstraints
+        self.versionHash = versionHash
+        var byName: [String: Property] = [:]
+        for a in attributes { byName[a.name] = .attribute(a) }
+        for r in relationships { byName[r.name] = .relationship(r) }
+        self.propertiesByName = byName
+        self.classBox = ClassBox(managedClass)
+    }
+
+    /// The class instantiated for this entity's objects (``ManagedObject`` unless bound).
+    public var managedClass: ManagedObject.Type { classBox.type }
+
+    /// The attribute or relationship named `name`, inherited ones included.
+    public func property(named name: String) -> Property? { propertiesByName[name] }
+
+    /// The attribute named `name`.
+    public func attribute(named name: String) -> AttributeDescription? {
+        if case .attribute(let a)? = propertiesByName[name] { return a }
+        return nil
+    }
+
+    /// The relationship named `name`.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        if case .relationship(let r)? = propertiesByName[name] { return r }
+        return nil
+    }
+
+    /// Whether this entity is `other` or one of its sub-entities.
+    public func isKind(of other: EntityDescription) -> Bool { other.hierarchyNames.contains(name) }
+
+    /// All property names, attributes first, in slot order.
+    public var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
+
+    /// The entity's name.
+    public var description: String { name }
+}
+
+/// Holds a class metatype; metatypes of non-final classes are not `Sendable`-checked, but a
+/// metatype is an immutable pointer and safe to share.
+struct ClassBox: @unchecked Sendable {
+    let type: ManagedObject.Type
+    init(_ type: ManagedObject.Type) { self.type = type }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// The schema: a checked, immutable set of entities shared by every context and store.
+///
+/// Built with a ``ModelBuilder``; the initializer checks the model and throws ``ModelError``
+/// naming the entity and property at fault. A model is `Sendable` and can be used from any
+/// thread.
+public final class ManagedObjectModel: Sendable, CustomStringConvertible {
+    /// All entities, parents before their sub-entities.
+    public let entities: [EntityDescription]
+    /// The named configurations and the entities each holds.
+    public let configurations: [String: Set<String>]
+    /// A stable hash over every entity's stored shape; stores record it and refuse a
+    /// different model.
+    public let versionHash: String
+    private let entitiesByName: [String: EntityDescription]
+    private let entitiesByClass: [ObjectIdentifier: EntityDescription]
+
+    /// Builds and checks a model.
+    public convenience init(_ build: (ModelBuilder) throws -> Void) throws {
+        let builder = ModelBuilder()
+        try build(builder)
+        try self.init(specs: builder.entities, configurations: builder.configurations)
+    }
+
+    init(specs: [EntitySpec], configurations rawConfigurations: [String: [String]]) throws {
+        let resolved = try ModelResolver(specs: specs, configurations: rawConfigurations).resolve()
+        self.entities = resolved
+        var byName: [String: EntityDescription] = [:]
+        var byClass: [ObjectIdentifier: EntityDescription] = [:]
+        for entity in resolved {
+            byName[entity.name] = entity
+            if entity.managedClass != ManagedObject.self {
+                byClass[ObjectIdentifier(entity.managedClass)] = entity
+            }
+        }
+        self.entitiesByName = byName
+        self.entitiesByClass = byClass
+        var configurations: [String: Set<String>] = [:]
+        for (name, members) in rawConfigurations {
+            var set = Set<String>()
+            for member in members { set.formUnion(byName[member]?.hierarchyNames ?? []) }
+            configurations[name] = set
+        }
+        self.configurations = configurations
+        var hash = StableHash()
+        for entity in resolved.sorted(by: { $0.name < $1.name }) { hash.combine(entity.versionHash) }
+        self.versionHash = hash.hex
+        try checkConfigurations()
+    }
+
+    /// The entity named `name`.
+    public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
+
+    /// The entity named `name`, or a typed error naming it.
+    public func requireEntity(_ name: String) throws -> EntityDescription {
+        guard let entity = entitiesByName[name] else {
+            throw ObjectGraphError(
+                .unknownEntity, "the model has no entity '\(name)' (it has \(entities.map(\.name).joined(separator: ", ")))")
+        }
+        return entity
+    }
+
+    /// The entity bound to `type` with `entity(_:as:)`.
+    public func entity(for type: ManagedObject.Type) -> EntityDescription? {
+        entitiesByClass[ObjectIdentifier(type)]
+    }
+
+    /// The entities of configuration `name`, or every entity for `nil` (the default configuration).
+    public func entities(inConfiguration name: String?) -> [EntityDescription] {
+        guard let name else { return entities }
+        let members = configurations[name] ?? []
+        return entities.filter { members.contains($0.name) }
+    }
+
+    /// The destination entity of a relationship.
+    public func destination(of relationship: RelationshipDescription) -> EntityDescription {
+        guard let entity = entitiesByName[relationship.destinationName] else {
+            fatalError("model invariant: \(relationship) has no destination after resolution")
+        }
+        return entity
+    }
+
+    /// The inverse of a relationship, if it has one.
+    public func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+        guard let inverseName = relationship.inverseName else { return nil }
+        return destination(of: relationship).relationship(named: inverseName)
+    }
+
+    /// A one-paragraph summary: entity names and property counts.
+    public var description: String {
+        entities.map { "\($0.name)(\($0.attributes.count) attributes, \($0.relationships.count) relationships)" }
+            .joined(separator: ", ")
+    }
+
+    private func checkConfigurations() throws {
+        for (name, members) in configurations.sorted(by: { $0.key < $1.key }) {
+            for entityName in members.sorted() {
+                guard let entity = entitiesByName[entityName] else { continue }
+                for relationship in entity.relationships where !relationship.isTransient {
+                    if !members.contains(relationship.destinationName) {
+                        throw ModelError(
+                            .crossStoreRelationship, entity: entity.name, property: relationship.name,
+                            "configuration '\(name)' holds \(entity.name) but not its destination \(relationship.destinationName); a relationship cannot cross stores")
+                    }
+                }
+            }
+        }
+    }
+}

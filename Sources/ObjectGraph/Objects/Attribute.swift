@@ -1,0 +1,91 @@
+/// Declares a typed attribute on a ``ManagedObject`` subclass, without repeating its name:
+///
+/// ```swift
+/// final class Chat: ManagedObject {
+///     @Attribute var title: String
+///     @Attribute var createdAt: Date?
+///     @Attribute("body") var text: String   // a different model name
+/// }
+/// ```
+/// Reading fires the object's fault; writing records the change (and is checked at save).
+/// Both must happen on the context's queue; elsewhere the process stops with a message naming
+/// the object and thread. A declared type that cannot hold the model's type (an `Int` for a
+/// string attribute) is a programming error reported the same way at first access.
+@propertyWrapper
+public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrapper {
+    let explicitName: String?
+    var probe = 0
+    var resolved: AttributeDescription?
+
+    /// An attribute named like the property.
+    public init() { self.explicitName = nil }
+    /// An attribute with an explicit model name.
+    public init(_ name: String) { self.explicitName = name }
+
+    /// Unavailable: the value lives in the enclosing object.
+    @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unreachable") }
+        set { fatalError("unreachable") }
+    }
+
+    /// The value, read from and written to the enclosing object.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
+    ) -> Value {
+        get {
+            let attribute = resolve(object, storageKeyPath)
+            let stored = object.readAttribute(attribute)
+            guard let value = Value.fromAttributeValue(stored) else {
+                ManagedObject.trap("\(object.entity.name).\(attribute.name) holds a \(stored.kindName) value (\(attribute.type.rawValue) attribute), which @Attribute var \(attribute.name): \(Value.self) cannot represent")
+            }
+            return value
+        }
+        set {
+            let attribute = resolve(object, storageKeyPath)
+            object.writeAttribute(attribute, newValue.attributeValue)
+        }
+    }
+
+    private static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Attribute<Value>>) -> AttributeDescription {
+        // An object's entity never changes, so the description cached in its own wrapper stays valid.
+        if let resolved = object[keyPath: storage].resolved { return resolved }
+        let name = PropertyWrapperNames.name(of: storage, in: object)
+        guard let attribute = object.entity.attribute(named: name) else {
+            ManagedObject.trap("\(Object.self) declares @Attribute var \(name), but entity \(object.entity.name) has no attribute '\(name)'")
+        }
+        object[keyPath: storage].resolved = attribute
+        return attribute
+    }
+}
+
+extension ManagedObject {
+    /// Reads an attribute for a typed accessor; programming errors stop with a message.
+    func readAttribute(_ attribute: AttributeDescription) -> AttributeValue {
+        if let context = contextStorage {
+            context.requireQueue("\(objectID).\(attribute.name)")
+            do { try context.fulfillFaultIfNeeded(self) } catch {
+                ManagedObject.trap("reading \(objectID).\(attribute.name): \(error)")
+            }
+        } else if isFaultStorage {
+            ManagedObject.trap("reading \(objectID).\(attribute.name): the object is not in a context (deleted and saved, or its context was reset) and has no values")
+        }
+        return attributeValues[attribute.slot]
+    }
+
+    /// Writes an attribute for a typed accessor. A value outside its integer width is kept
+    /// and reported by validation at save (a thrown error), rather than stopping here.
+    func writeAttribute(_ attribute: AttributeDescription, _ value: AttributeValue) {
+        guard let context = contextStorage else {
+            ManagedObject.trap("setting \(objectID).\(attribute.name): the object is not in a context")
+        }
+        context.requireQueue("\(objectID).\(attribute.name)")
+        do {
+            try context.setAttribute(self, attribute, value, lenient: true)
+        } catch {
+            ManagedObject.trap("setting \(objectID).\(attribute.name): \(error)")
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import OrderedCollections
+
+/// An object of the graph: one record of an entity, living in one context.
+///
+/// Subclass it and bind the subclass in the model (`m.entity("Chat", as: Chat.self)`) to get
+/// typed properties through ``Attribute`` and ``Relationship``; or use it directly with
+/// ``value(forKey:)`` and ``setValue(_:forKey:)``.
+///
+/// Objects are **not** `Sendable`: an object belongs to its context's queue, and touching it
+/// from another thread is caught at that point (see ``ManagedObjectContext``). Pass its
+/// ``objectID`` between threads instead.
+///
+/// An object fetched or reached through a relationship starts as a *fault*: its values are
+/// loaded when a property is first read. Equality and hashing are by identity; uniquing
+/// guarantees one object per record per context.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The record's ID: temporary until the first save, then permanent.
+    public internal(set) var objectID: ObjectID
+    /// The object's entity.
+    public let entity: EntityDescription
+    weak var contextStorage: ManagedObjectContext?
+
+    // Values, indexed by slot; empty while the object is a fault.
+    var attributeValues: [AttributeValue] = []
+    var toOneValues: [ObjectID?] = []
+    var toManyStates: [ToManyState]
+    /// What the store held when the object was last loaded or saved; `nil` for new objects.
+    var committedSnapshot: RowSnapshot?
+    var changedAttributeSlots: Set<Int> = []
+    var changedToOneSlots: Set<Int> = []
+    var isFaultStorage: Bool
+    var isInsertedStorage = false
+    var isDeletedStorage = false
+    var isUpdatedStorage = false
+    /// Set when the record turned out not to exist (deleted elsewhere).
+    var isInaccessibleStorage = false
+
+    /// Creates an object of `entity`; with a context, inserts it there (calling
+    /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
+    /// it, without a context, to create faults.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        self.objectID = ObjectID.temporary(entityName: entity.name)
+        self.toManyStates = Array(repeating: .fault, count: entity.toManyRelationships.count)
+        self.isFaultStorage = true
+        if let context {
+            do { try context.insert(self) } catch {
+                // Reached only for an abstract entity or a context used off its queue: both
+                // programming errors in the calling code, so stop with the reason.
+                Self.trap("cannot insert \(entity.name): \(error)")
+            }
+        }
+    }
+
+    /// Creates an object of the entity bound to this class and inserts it into `context`.
+    ///
+    /// Stops the process with a message naming the class when the class is bound to no
+    /// entity; use ``ManagedObjectContext/insertObject(entityName:)`` for a thrown error.
+    public convenience init(context: ManagedObjectContext) {
+        guard let entity = context.model.entity(for: Self.self) else {
+            Self.trap("\(Self.self) is not bound to an entity of the context's model; bind it with entity(_:as:)")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// The context the object belongs to; `nil` once it is deleted and saved, or its context is gone.
+    public var managedObjectContext: ManagedObjectContext? { contextStorage }
+
+    /// Whether the object's values have not been loaded yet.
+    public var isFault: Bool { isFaultStorage }
+    /// Whether the object was inserted and not yet saved.
+    public var isInserted: Bool { isInsertedStorage }
+    /// Whether the object has unsaved changes to stored properties.
+    public var isUpdated: Bool { isUpdatedStorage }
+    /// Whether the object was deleted and the delete is not yet saved.
+    public var isDeleted: Bool { isDeletedStorage }
+    /// Whether the object is inserted, updated or deleted.
+    public var hasChanges: Bool { isInsertedStorage || isUpdatedStorage || isDeletedStorage }
+
+    // MARK: Lifecycle hooks (Core Data's names; override to add behaviour)
+
+    /// Called once when the object is first inserted into a context.
+    open func awakeFromInsert() {}
+    /// Called when a fault's values are loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called before the object's changes are saved; changes made here are saved too.
+    open func willSave() {}
+    /// Called after the object's changes were saved.
+    open func didSave() {}
+    /// Called when the object is deleted, before delete rules are applied.
+    open func prepareForDeletion() {}
+    /// Called after the object was turned back into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Identity
+
+    /// Identity equality: one object per record per context makes this record equality
+    /// within a context.
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// "<Chat Chat/p3 fault>" or "<Chat Chat/p3 title="Lunch">" (values only if loaded).
+    open var description: String {
+        if isFaultStorage { return "<\(entity.name) \(objectID) fault>" }
+        let values = entity.attributes.prefix(4).map { "\($0.name)=\(attributeValues[$0.slot])" }
+        return "<\(entity.name) \(objectID) \(values.joined(separator: " "))>"
+    }
+
+    // MARK: Internal state helpers
+
+    /// Installs stored values: the object stops being a fault.
+    func install(_ snapshot: RowSnapshot) {
+        committedSnapshot = snapshot
+        attributeValues = snapshot.attributes
+        toOneValues = snapshot.toOne
+        isFaultStorage = false
+    }
+
+    /// Turns the object back into a fault, dropping values and changes.
+    func turnIntoFault() {
+        attributeValues = []
+        toOneValues = []
+        toManyStates = Array(repeating: .fault, count: entity.toManyRelationships.count)
+        changedAttributeSlots = []
+        changedToOneSlots = []
+        isFaultStorage = true
+    }
+
+    /// Prints the reason to standard error, then stops: used only where a non-throwing API
+    /// meets a programming error (Linux's dispatchPrecondition would die without a word).
+    static func trap(_ message: String) -> Never {
+        let line = "ObjectGraph: \(message)\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        fatalError(message)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// What ``Attribute`` and ``Relationship`` share: an optional explicit name, a probe used to
+/// find the declared name, and the resolved property cached in the wrapper itself.
+protocol ManagedPropertyWrapper {
+    var explicitName: String? { get }
+    var probe: Int { get set }
+}
+
+/// Finds the Swift property name behind a wrapper's storage key path, once per key path.
+///
+/// Key paths do not expose names, so the resolver writes a unique token into the wrapper
+/// through the key path and looks for it among the object's reflected children (`_title` →
+/// `title`). The answer is cached per key path, so this runs once per property per process.
+enum PropertyWrapperNames {
+    /// Key paths are immutable objects, safe to share; they are just not marked `Sendable`.
+    private struct Key: Hashable, @unchecked Sendable {
+        let path: AnyKeyPath
+    }
+
+    private static let cache = Mutex<[Key: String]>([:])
+    private static let tokens = Atomic<Int>(1)
+
+    static func name<Object: ManagedObject, Wrapper: ManagedPropertyWrapper>(
+        of storage: ReferenceWritableKeyPath<Object, Wrapper>, in object: Object
+    ) -> String {
+        if let explicit = object[keyPath: storage].explicitName { return explicit }
+        if let known = cache.withLock({ $0[Key(path: storage)] }) { return known }
+        let token = tokens.add(1, ordering: .relaxed).newValue
+        let saved = object[keyPath: storage].probe
+        object[keyPath: storage].probe = token
+        defer { object[keyPath: storage].probe = saved }
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let wrapper = child.value as? any ManagedPropertyWrapper, wrapper.probe == token,
+                      let label = child.label else { continue }
+                let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                cache.withLock { $0[Key(path: storage)] = name }
+                return name
+            }
+            mirror = current.superclassMirror
+        }
+        ManagedObject.trap("could not find the property name of a wrapper in \(Object.self)")
+    }
+}

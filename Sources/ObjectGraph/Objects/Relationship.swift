@@ -1,0 +1,211 @@
+import OrderedCollections
+
+/// A Swift type that can hold a relationship's value: `Destination?` for to-one,
+/// `Set<Destination>` for to-many, `OrderedSet<Destination>` for ordered to-many.
+public protocol RelationshipValue {
+    /// Whether the type holds many objects.
+    static var isToMany: Bool { get }
+    /// Builds the value from the objects the relationship holds.
+    static func make(from objects: [ManagedObject]) -> Self?
+    /// The objects the value holds, in order.
+    var relationshipObjects: [ManagedObject] { get }
+}
+
+extension Optional: RelationshipValue where Wrapped: ManagedObject {
+    /// To-one.
+    public static var isToMany: Bool { false }
+    /// The first object, cast to `Wrapped`.
+    public static func make(from objects: [ManagedObject]) -> Wrapped?? {
+        guard let first = objects.first else { return .some(nil) }
+        return (first as? Wrapped).map { .some($0) }
+    }
+    /// Zero or one object.
+    public var relationshipObjects: [ManagedObject] { self.map { [$0] } ?? [] }
+}
+
+extension Set: RelationshipValue where Element: ManagedObject {
+    /// To-many.
+    public static var isToMany: Bool { true }
+    /// The objects, cast to `Element`.
+    public static func make(from objects: [ManagedObject]) -> Set<Element>? {
+        var result = Set<Element>(minimumCapacity: objects.count)
+        for object in objects {
+            guard let typed = object as? Element else { return nil }
+            result.insert(typed)
+        }
+        return result
+    }
+    /// The members.
+    public var relationshipObjects: [ManagedObject] { Array(self) }
+}
+
+extension OrderedSet: RelationshipValue where Element: ManagedObject {
+    /// Ordered to-many.
+    public static var isToMany: Bool { true }
+    /// The objects in order, cast to `Element`.
+    public static func make(from objects: [ManagedObject]) -> OrderedSet<Element>? {
+        var result = OrderedSet<Element>()
+        for object in objects {
+            guard let typed = object as? Element else { return nil }
+            result.append(typed)
+        }
+        return result
+    }
+    /// The members in order.
+    public var relationshipObjects: [ManagedObject] { Array(self) }
+}
+
+/// Declares a typed relationship on a ``ManagedObject`` subclass:
+///
+/// ```swift
+/// final class Chat: ManagedObject {
+///     @Relationship var messages: Set<Message>
+///     @Relationship var pinned: OrderedSet<Message>
+/// }
+/// final class Message: ManagedObject {
+///     @Relationship var chat: Chat?
+/// }
+/// chat.$messages.add(message)      // one insert, inverse maintained, no set diffing
+/// ```
+/// Assigning a whole collection replaces the members (removals and additions, inverses
+/// maintained). The projected value (`$messages`) edits in place.
+@propertyWrapper
+public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
+    let explicitName: String?
+    var probe = 0
+    var resolved: RelationshipDescription?
+
+    /// A relationship named like the property.
+    public init() { self.explicitName = nil }
+    /// A relationship with an explicit model name.
+    public init(_ name: String) { self.explicitName = name }
+
+    /// Unavailable: the value lives in the enclosing object.
+    @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unreachable") }
+        set { fatalError("unreachable") }
+    }
+
+    /// Unavailable: the handle is built from the enclosing object.
+    @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
+    public var projectedValue: RelationshipHandle {
+        get { fatalError("unreachable") }
+        set { fatalError("unreachable") }
+    }
+
+    /// The destination(s), read from and written to the enclosing object.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
+    ) -> Value {
+        get {
+            let relationship = resolve(object, storageKeyPath)
+            let objects = object.readRelationship(relationship)
+            guard let value = Value.make(from: objects) else {
+                ManagedObject.trap("\(object.entity.name).\(relationship.name) holds objects that are not \(Value.self)")
+            }
+            return value
+        }
+        set {
+            let relationship = resolve(object, storageKeyPath)
+            object.writeRelationship(relationship, newValue.relationshipObjects)
+        }
+    }
+
+    /// A handle that edits the relationship in place (`chat.$messages.add(m)`).
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        projected projectedKeyPath: ReferenceWritableKeyPath<Object, RelationshipHandle>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
+    ) -> RelationshipHandle {
+        get { RelationshipHandle(object: object, relationship: resolve(object, storageKeyPath)) }
+        set {}
+    }
+
+    private static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> RelationshipDescription {
+        if let resolved = object[keyPath: storage].resolved { return resolved }
+        let name = PropertyWrapperNames.name(of: storage, in: object)
+        guard let relationship = object.entity.relationship(named: name) else {
+            ManagedObject.trap("\(Object.self) declares @Relationship var \(name), but entity \(object.entity.name) has no relationship '\(name)'")
+        }
+        guard relationship.isToMany == Value.isToMany else {
+            ManagedObject.trap("\(Object.self).\(name) is declared as \(Value.self), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
+        }
+        object[keyPath: storage].resolved = relationship
+        return relationship
+    }
+}
+
+/// Edits one relationship of one object in place; obtained as `object.$relationship`.
+///
+/// Like the object, a handle must be used on its context's queue.
+public struct RelationshipHandle {
+    /// The source object.
+    public let object: ManagedObject
+    /// The relationship.
+    public let relationship: RelationshipDescription
+
+    /// The members (destinations), in order for ordered relationships.
+    public var objects: [ManagedObject] { object.readRelationship(relationship) }
+    /// How many members there are.
+    public var count: Int { objects.count }
+    /// Whether `member` is a member.
+    public func contains(_ member: ManagedObject) -> Bool { objects.contains(member) }
+
+    /// Adds `member` (at the end of ordered relationships); the inverse follows.
+    public func add(_ member: ManagedObject) { edit { try $0.addToMany(object, relationship, member) } }
+    /// Removes `member`; the inverse follows.
+    public func remove(_ member: ManagedObject) { edit { try $0.removeFromToMany(object, relationship, member) } }
+    /// Inserts `member` at `index` of an ordered relationship (moving it if present).
+    public func insert(_ member: ManagedObject, at index: Int) { edit { try $0.addToMany(object, relationship, member, at: index) } }
+    /// Moves the member at `from` to `to` in an ordered relationship.
+    public func move(from: Int, to: Int) {
+        let members = objects
+        guard members.indices.contains(from) else { return }
+        edit { try $0.moveToMany(object, relationship, members[from], to: to) }
+    }
+
+    private func edit(_ body: (ManagedObjectContext) throws -> Void) {
+        guard let context = object.contextStorage else {
+            ManagedObject.trap("editing \(object.objectID).\(relationship.name): the object is not in a context")
+        }
+        context.requireQueue("\(object.objectID).\(relationship.name)")
+        do { try body(context) } catch { ManagedObject.trap("editing \(object.objectID).\(relationship.name): \(error)") }
+    }
+}
+
+extension ManagedObject {
+    /// The destinations of a relationship for typed accessors.
+    func readRelationship(_ relationship: RelationshipDescription) -> [ManagedObject] {
+        guard let context = contextStorage else {
+            ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
+        }
+        context.requireQueue("\(objectID).\(relationship.name)")
+        do {
+            if relationship.isToMany { return try relatedObjects(relationship, context: context) }
+            try context.fulfillFaultIfNeeded(self)
+            return toOneValues[relationship.slot].map { [context.registeredOrFault($0)] } ?? []
+        } catch {
+            ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
+        }
+    }
+
+    /// Replaces a relationship's destinations for typed accessors.
+    func writeRelationship(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
+        guard let context = contextStorage else {
+            ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
+        }
+        context.requireQueue("\(objectID).\(relationship.name)")
+        do {
+            if relationship.isToMany {
+                try context.replaceToMany(self, relationship, with: objects)
+            } else {
+                try context.setToOne(self, relationship, objects.first)
+            }
+        } catch {
+            ManagedObject.trap("setting \(objectID).\(relationship.name): \(error)")
+        }
+    }
+}

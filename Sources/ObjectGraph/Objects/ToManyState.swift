@@ -1,0 +1,74 @@
+import OrderedCollections
+
+/// The in-object state of one to-many relationship: its members once loaded, and the changes
+/// made since they were read from the store.
+///
+/// Changes are recorded even while the relationship is a fault, so inverse maintenance never
+/// has to load a large set just to add one member (setting `message.chat` does not load
+/// `chat.messages`). Loading applies the recorded changes on top of what the store holds.
+struct ToManyState {
+    /// The current members; `nil` while the relationship is a fault.
+    var members: OrderedSet<ObjectID>?
+    /// Members added since the last save, in the order they were added.
+    var added: OrderedSet<ObjectID> = []
+    /// Members removed since the last save.
+    var removed: Set<ObjectID> = []
+    /// Whether an ordered relationship was reordered without a membership change.
+    var orderChanged = false
+
+    static let fault = ToManyState(members: nil)
+    static let empty = ToManyState(members: [])
+
+    var isFault: Bool { members == nil }
+    var hasChanges: Bool { !added.isEmpty || !removed.isEmpty || orderChanged }
+
+    /// Installs what the store holds, replaying recorded changes on top.
+    mutating func load(stored: [ObjectID]) {
+        var result = OrderedSet(stored)
+        for id in removed { result.remove(id) }
+        for id in added { result.append(id) }
+        members = result
+    }
+
+    /// Adds `id` at the end (or at `index`); returns false if it was already a member.
+    @discardableResult
+    mutating func add(_ id: ObjectID, at index: Int? = nil) -> Bool {
+        if var current = members {
+            guard !current.contains(id) else { return false }
+            if let index { current.insert(id, at: min(index, current.count)) } else { current.append(id) }
+            members = current
+            if index != nil { orderChanged = true }
+        } else if added.contains(id) {
+            return false
+        }
+        if removed.remove(id) != nil { orderChanged = true } else { added.append(id) }
+        return true
+    }
+
+    /// Removes `id`; returns false if it was known not to be a member.
+    @discardableResult
+    mutating func remove(_ id: ObjectID) -> Bool {
+        if members != nil {
+            guard members!.remove(id) != nil else { return false }
+        }
+        if added.remove(id) == nil { removed.insert(id) }
+        return true
+    }
+
+    /// Replaces an ID everywhere (temporary → permanent at save).
+    mutating func remap(_ map: [ObjectID: ObjectID]) {
+        func swap(_ set: OrderedSet<ObjectID>) -> OrderedSet<ObjectID> {
+            OrderedSet(set.map { map[$0] ?? $0 })
+        }
+        if let members { self.members = swap(members) }
+        added = swap(added)
+        removed = Set(removed.map { map[$0] ?? $0 })
+    }
+
+    /// Forgets recorded changes after a save (the members are now what the store holds).
+    mutating func commit() {
+        added = []
+        removed = []
+        orderChanged = false
+    }
+}
