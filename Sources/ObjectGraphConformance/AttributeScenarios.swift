@@ -1,0 +1,6 @@
+import Foundation
+import ObjectGraph
+
+enum AttributeScenarios {
+    static let all: [ConformanceScenario] = []
+}

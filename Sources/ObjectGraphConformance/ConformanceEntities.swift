@@ -1,0 +1,132 @@
+import Foundation
+import ObjectGraph
+import OrderedCollections
+
+// Typed classes of the conformance model. Scenarios use them where a Core Data user would,
+// and key-value access elsewhere, so both paths are exercised on every store.
+
+/// A student: one-to-one address, many-to-one class, many-to-many subjects, many-to-nil
+/// tags, one-to-nil locker.
+public final class Student: ManagedObject {
+    /// Required name.
+    @Attribute public var name: String
+    /// Optional age, 0...150.
+    @Attribute public var age: Int16?
+    /// One-to-one.
+    @Relationship public var address: Address?
+    /// Many-to-one.
+    @Relationship public var schoolClass: SchoolClass?
+    /// Many-to-many.
+    @Relationship public var subjects: Set<Subject>
+    /// Many-to-nil (no inverse).
+    @Relationship public var tags: Set<Tag>
+    /// One-to-nil (no inverse).
+    @Relationship public var locker: Locker?
+}
+
+/// One-to-one partner of ``Student``.
+public final class Address: ManagedObject {
+    /// Street.
+    @Attribute public var street: String
+    /// The inverse of ``Student/address``.
+    @Relationship public var student: Student?
+}
+
+/// A class with many students.
+public final class SchoolClass: ManagedObject {
+    /// Title.
+    @Attribute public var title: String
+    /// The inverse of ``Student/schoolClass``.
+    @Relationship public var students: Set<Student>
+}
+
+/// A subject taken by many students.
+public final class Subject: ManagedObject {
+    /// Name.
+    @Attribute public var name: String
+    /// The inverse of ``Student/subjects``.
+    @Relationship public var students: Set<Student>
+}
+
+/// A tag (destination of a many-to-nil relationship).
+public final class Tag: ManagedObject {
+    /// Label.
+    @Attribute public var label: String
+}
+
+/// A locker (destination of a one-to-nil relationship).
+public final class Locker: ManagedObject {
+    /// Number.
+    @Attribute public var number: Int32
+}
+
+/// Reflexive: employees manage employees.
+public final class Employee: ManagedObject {
+    /// Name.
+    @Attribute public var name: String
+    /// The manager.
+    @Relationship public var manager: Employee?
+    /// The inverse of ``manager``.
+    @Relationship public var reports: Set<Employee>
+}
+
+/// A chat: cascade to messages, nullify members.
+public final class Chat: ManagedObject {
+    /// Title.
+    @Attribute public var title: String
+    /// Messages (cascade).
+    @Relationship public var messages: Set<Message>
+    /// Members (many-to-many, nullify).
+    @Relationship public var members: Set<Member>
+}
+
+/// A message in a chat.
+public final class Message: ManagedObject {
+    /// Text.
+    @Attribute public var text: String
+    /// When it was sent.
+    @Attribute public var sentAt: Date?
+    /// The chat (nullify).
+    @Relationship public var chat: Chat?
+    /// The author (nullify).
+    @Relationship public var author: Member?
+}
+
+/// A chat member.
+public final class Member: ManagedObject {
+    /// Name.
+    @Attribute public var name: String
+    /// Chats.
+    @Relationship public var chats: Set<Chat>
+    /// Messages written.
+    @Relationship public var messages: Set<Message>
+}
+
+/// A playlist with ordered tracks.
+public final class Playlist: ManagedObject {
+    /// Name.
+    @Attribute public var name: String
+    /// Ordered one-to-many.
+    @Relationship public var tracks: OrderedSet<Track>
+}
+
+/// A track in a playlist.
+public final class Track: ManagedObject {
+    /// Title.
+    @Attribute public var title: String
+    /// The inverse of ``Playlist/tracks``.
+    @Relationship public var playlist: Playlist?
+}
+
+/// Codable value for the transformable attribute.
+public struct Palette: TransformableValue, Equatable {
+    /// Primary colour.
+    public var primary: String
+    /// Secondary colours.
+    public var accents: [String]
+    /// Creates a palette.
+    public init(primary: String, accents: [String]) {
+        self.primary = primary
+        self.accents = accents
+    }
+}

@@ -1,0 +1,6 @@
+import Foundation
+import ObjectGraph
+
+enum ContextScenarios {
+    static let all: [ConformanceScenario] = []
+}

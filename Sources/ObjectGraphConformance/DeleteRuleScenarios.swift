@@ -1,0 +1,6 @@
+import Foundation
+import ObjectGraph
+
+enum DeleteRuleScenarios {
+    static let all: [ConformanceScenario] = []
+}

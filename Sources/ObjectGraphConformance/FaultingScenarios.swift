@@ -1,0 +1,6 @@
+import Foundation
+import ObjectGraph
+
+enum FaultingScenarios {
+    static let all: [ConformanceScenario] = []
+}

@@ -1,0 +1,6 @@
+import Foundation
+import ObjectGraph
+
+enum FetchScenarios {
+    static let all: [ConformanceScenario] = []
+}

@@ -1,0 +1,6 @@
+import Foundation
+import ObjectGraph
+
+enum PersistenceScenarios {
+    static let all: [ConformanceScenario] = []
+}

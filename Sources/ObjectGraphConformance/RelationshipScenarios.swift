@@ -1,0 +1,201 @@
+import Foundation
+import ObjectGraph
+import OrderedCollections
+
+/// Every relationship kind from the Core Data literature, inverses checked from both sides
+/// before and after save and in a fresh coordinator.
+enum RelationshipScenarios {
+    static let all: [ConformanceScenario] = [
+        ConformanceScenario("relationships.oneToOne.inverseFromBothSides") { env in
+            let context = env.newContext()
+            let (studentID, addressID) = try context.performAndWait {
+                let student = Student(context: context)
+                student.name = "Ada"
+                let address = Address(context: context)
+                address.street = "1 Loop"
+                student.address = address
+                try check(address.student === student, "setting student.address sets address.student")
+                let other = Address(context: context)
+                other.street = "2 Loop"
+                other.student = student
+                try check(student.address === other, "setting address.student sets student.address")
+                try check(address.student == nil, "the previous address loses its student (one-to-one)")
+                address.student = nil
+                context.delete(address)
+                try context.save()
+                return (student.objectID, other.objectID)
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let student = try fresh.existingObject(with: studentID) as! Student
+                try checkEqual(student.address?.objectID, addressID, "student.address after reopen")
+                try checkEqual(student.address?.student?.objectID, studentID, "address.student after reopen")
+            }
+        },
+        ConformanceScenario("relationships.oneToOne.stealingPartnerClearsOldOwner") { env in
+            let context = env.newContext()
+            try context.performAndWait {
+                let a = Student(context: context); a.name = "A"
+                let b = Student(context: context); b.name = "B"
+                let address = Address(context: context); address.street = "S"
+                a.address = address
+                b.address = address
+                try check(a.address == nil, "A loses the address B took")
+                try check(address.student === b, "address.student is B")
+                try context.save()
+                try check(a.address == nil && b.address === address, "still so after save")
+            }
+        },
+        ConformanceScenario("relationships.manyToOne.inverseFromBothSides") { env in
+            let context = env.newContext()
+            let classID = try context.performAndWait {
+                let math = SchoolClass(context: context); math.title = "Math"
+                let art = SchoolClass(context: context); art.title = "Art"
+                var students: [Student] = []
+                for name in ["a", "b", "c"] {
+                    let s = Student(context: context); s.name = name; s.schoolClass = math; students.append(s)
+                }
+                try checkEqual(math.students.count, 3, "math.students after setting each student's class")
+                students[0].schoolClass = art
+                try checkEqual(math.students.count, 2, "moving a student removes it from the old class")
+                try check(art.students.contains(students[0]), "and adds it to the new class")
+                math.$students.remove(students[1])
+                try check(students[1].schoolClass == nil, "removing from the to-many clears the to-one")
+                try context.save()
+                return math.objectID
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let math = try fresh.existingObject(with: classID) as! SchoolClass
+                try checkEqual(Set(math.students.map(\.name)), ["c"], "math.students after reopen")
+                try check(math.students.allSatisfy { $0.schoolClass === math }, "every student points back")
+            }
+        },
+        ConformanceScenario("relationships.manyToMany.inverseFromBothSides") { env in
+            let context = env.newContext()
+            let ids = try context.performAndWait {
+                let s1 = Student(context: context); s1.name = "s1"
+                let s2 = Student(context: context); s2.name = "s2"
+                let math = Subject(context: context); math.name = "Math"
+                let art = Subject(context: context); art.name = "Art"
+                s1.subjects = [math, art]
+                s2.$subjects.add(math)
+                try checkEqual(math.students.count, 2, "math has both students")
+                try checkEqual(art.students.map(\.name), ["s1"], "art has s1")
+                art.$students.remove(s1)
+                try checkEqual(s1.subjects.map(\.name), ["Math"], "removing from one side removes from the other")
+                try context.save()
+                return (s1.objectID, math.objectID)
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let s1 = try fresh.existingObject(with: ids.0) as! Student
+                let math = try fresh.existingObject(with: ids.1) as! Subject
+                try checkEqual(Set(s1.subjects.map(\.name)), ["Math"], "s1.subjects after reopen")
+                try checkEqual(Set(math.students.map(\.name)), ["s1", "s2"], "math.students after reopen")
+            }
+        },
+        ConformanceScenario("relationships.manyToNil.keepsSharedDestinations") { env in
+            // Core Data stores many-to-nil as a foreign key on the destination, so the second
+            // owner silently steals the tag. ObjectGraph stores a join: both keep it.
+            let context = env.newContext()
+            let ids = try context.performAndWait {
+                let tag = Tag(context: context); tag.label = "honours"
+                let s1 = Student(context: context); s1.name = "s1"
+                let s2 = Student(context: context); s2.name = "s2"
+                s1.$tags.add(tag)
+                s2.$tags.add(tag)
+                try check(s1.tags.contains(tag) && s2.tags.contains(tag), "both students hold the tag before save")
+                try context.save()
+                return (s1.objectID, s2.objectID)
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let s1 = try fresh.existingObject(with: ids.0) as! Student
+                let s2 = try fresh.existingObject(with: ids.1) as! Student
+                try checkEqual(s1.tags.map(\.label), ["honours"], "s1 keeps the tag after reopen")
+                try checkEqual(s2.tags.map(\.label), ["honours"], "s2 keeps the tag after reopen")
+            }
+        },
+        ConformanceScenario("relationships.oneToNil.roundTrip") { env in
+            let context = env.newContext()
+            let id = try context.performAndWait {
+                let locker = Locker(context: context); locker.number = 7
+                let s1 = Student(context: context); s1.name = "s1"; s1.locker = locker
+                let s2 = Student(context: context); s2.name = "s2"; s2.locker = locker
+                try check(s1.locker === locker && s2.locker === locker, "a one-to-nil destination can be shared")
+                try context.save()
+                return s1.objectID
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let s1 = try fresh.existingObject(with: id) as! Student
+                try checkEqual(s1.locker?.number, 7, "locker after reopen")
+            }
+        },
+        ConformanceScenario("relationships.reflexive.managerAndReports") { env in
+            let context = env.newContext()
+            let bossID = try context.performAndWait {
+                let boss = Employee(context: context); boss.name = "boss"
+                let a = Employee(context: context); a.name = "a"
+                let b = Employee(context: context); b.name = "b"
+                a.manager = boss
+                boss.$reports.add(b)
+                try checkEqual(Set(boss.reports.map(\.name)), ["a", "b"], "reports")
+                try check(b.manager === boss, "b.manager set through boss.reports")
+                a.manager = b
+                try checkEqual(boss.reports.map(\.name), ["b"], "a moved under b")
+                try checkEqual(b.reports.map(\.name), ["a"], "b.reports")
+                try context.save()
+                return boss.objectID
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let boss = try fresh.existingObject(with: bossID) as! Employee
+                let b = try boss.reports.first.map { $0 } ?? { throw ScenarioFailure(message: "boss has no reports", file: #filePath, line: #line) }()
+                try checkEqual(b.reports.map(\.name), ["a"], "two levels after reopen")
+                try check(b.reports.first?.manager === b, "a.manager is b")
+            }
+        },
+        ConformanceScenario("relationships.ordered.insertMoveReplace") { env in
+            let context = env.newContext()
+            let id = try context.performAndWait {
+                let playlist = Playlist(context: context); playlist.name = "mix"
+                var tracks: [Track] = []
+                for title in ["a", "b", "c", "d"] { let t = Track(context: context); t.title = title; tracks.append(t) }
+                playlist.tracks = OrderedSet(tracks[0...2])
+                playlist.$tracks.insert(tracks[3], at: 1)
+                try checkEqual(playlist.tracks.map(\.title), ["a", "d", "b", "c"], "insert at 1")
+                playlist.$tracks.move(from: 3, to: 0)
+                try checkEqual(playlist.tracks.map(\.title), ["c", "a", "d", "b"], "move 3 → 0")
+                let e = Track(context: context); e.title = "e"
+                try playlist.replace(at: 2, with: e, in: "tracks")
+                try checkEqual(playlist.tracks.map(\.title), ["c", "a", "e", "b"], "replace index 2")
+                try check(tracks[3].playlist == nil, "the replaced track leaves the playlist")
+                try check(e.playlist === playlist, "the new track points back")
+                try context.save()
+                return playlist.objectID
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let playlist = try fresh.existingObject(with: id) as! Playlist
+                try checkEqual(playlist.tracks.map(\.title), ["c", "a", "e", "b"], "order after reopen")
+                playlist.$tracks.move(from: 0, to: 3)
+                try fresh.save()
+            }
+            try env.reopen()
+            let third = env.newContext()
+            try third.performAndWait {
+                let playlist = try third.existingObject(with: id) as! Playlist
+                try checkEqual(playlist.tracks.map(\.title), ["a", "e", "b", "c"], "order after a move of a saved list")
+            }
+        },
+    ]
+}

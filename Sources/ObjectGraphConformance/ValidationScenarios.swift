@@ -1,0 +1,6 @@
+import Foundation
+import ObjectGraph
+
+enum ValidationScenarios {
+    static let all: [ConformanceScenario] = []
+}
