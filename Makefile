@@ -1,0 +1,43 @@
+# ObjectGraph — the two commands of the README's quick start, and a few helpers.
+#
+#   make demo   installs the system libraries, builds, runs the demo on the default store
+#   make test   the same, then every test and the conformance matrix
+#
+# System libraries come from apt (libsqlite3-dev, liblmdb-dev) and are installed only when
+# missing; as root directly, otherwise through sudo.
+
+SWIFT ?= swift
+APT_PACKAGES := libsqlite3-dev liblmdb-dev
+
+.PHONY: all deps build demo test conformance clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for pkg in $(APT_PACKAGES); do \
+		dpkg -s $$pkg >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing system libraries:$$missing"; \
+		if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+demo: build
+	$(SWIFT) run objectgraph demo
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	$(SWIFT) run objectgraph conformance
+
+conformance: build
+	$(SWIFT) run objectgraph conformance
+
+clean:
+	rm -rf .build

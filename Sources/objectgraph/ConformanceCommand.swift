@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import ObjectGraph
+import ObjectGraphConformance
+
+/// `objectgraph conformance`: runs the conformance kit against the built-in stores.
+struct ConformanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conformance",
+        abstract: "Run every conformance scenario on every built-in store and print the matrix.")
+
+    @Option(help: "Run only this store (default: all).")
+    var store: BuiltInStore?
+
+    @Flag(help: "Print only failures and the summary lines.")
+    var quiet = false
+
+    func run() throws {
+        let stores = store.map { [$0] } ?? BuiltInStore.allCases
+        let backends = stores.map(\.conformanceBackend)
+        let scenarios = ConformanceKit.scenarios
+        var outcomes: [[ScenarioOutcome]] = Array(repeating: [], count: scenarios.count)
+        for backend in backends {
+            for (index, scenario) in scenarios.enumerated() {
+                outcomes[index].append(ConformanceKit.run(scenario, on: backend))
+            }
+        }
+        let width = max(40, scenarios.map(\.name.count).max() ?? 0)
+        if !quiet {
+            print("scenario".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + backends.map(\.name).joined(separator: "  "))
+        }
+        var notes: [String] = []
+        for (index, scenario) in scenarios.enumerated() {
+            let cells = zip(backends, outcomes[index]).map { backend, outcome -> String in
+                let mark: String
+                switch outcome {
+                case .passed: mark = "pass"
+                case .failed(let message): mark = "FAIL"; notes.append("\(backend.name) · \(scenario.name): \(message)")
+                case .skipped(let reason): mark = "skip"; notes.append("\(backend.name) · \(scenario.name) skipped: \(reason)")
+                case .knownFailure(let reason): mark = "known"; notes.append("\(backend.name) · \(scenario.name) known failure: \(reason)")
+                }
+                return mark.padding(toLength: max(backend.name.count, 5), withPad: " ", startingAt: 0)
+            }
+            if !quiet || cells.contains(where: { $0.hasPrefix("FAIL") }) {
+                print(scenario.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + cells.joined(separator: "  "))
+            }
+        }
+        for note in notes { print(note) }
+        var total = (passed: 0, failed: 0, skipped: 0)
+        for (column, backend) in backends.enumerated() {
+            let column = outcomes.map { $0[column] }
+            let passed = column.filter { $0 == .passed }.count
+            let failed = column.filter(\.isFailure).count
+            let skipped = column.count - passed - failed
+            total.passed += passed; total.failed += failed; total.skipped += skipped
+            print("\(backend.name): \(passed) passed, \(failed) failed, \(skipped) skipped")
+        }
+        print("conformance: \(total.passed) passed, \(total.failed) failed, \(total.skipped) skipped")
+        if total.failed > 0 { throw ExitCode.failure }
+    }
+}
