@@ -32,6 +32,7 @@ demo: build
 	$(SWIFT) run objectgraph demo
 
 test: deps
+	python3 scripts/check-sources.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(SWIFT) run objectgraph conformance
