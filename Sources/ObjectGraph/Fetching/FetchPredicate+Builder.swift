@@ -95,3 +95,9 @@ extension FetchPredicate {
         .comparison(PredicateComparison(.keyPath(keyPath), op, .constant(value.attributeValue), options: options, modifier: .none))
     }
 }
+
+extension FetchPredicate {
+    /// A key path expression, so a chain such as `.key("name").beginsWith("A")` can start where
+    /// a `FetchPredicate` is expected.
+    public static func key(_ path: String) -> PredicateExpression { .keyPath(path) }
+}
