@@ -117,3 +117,38 @@ struct AtomicStoreTests {
         }
     }
 }
+
+@Suite("Uniqueness constraints")
+struct UniquenessTests {
+    @Test("duplicates within a save and against stored rows fail with code 1551; nil never collides")
+    func uniqueness() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("User") { e in
+                e.attribute("email", .string, optional: true)
+                e.unique("email")
+            }
+        }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let a = try context.insertObject(entityName: "User")
+            try a.setValue("a@x", forKey: "email")
+            let b = try context.insertObject(entityName: "User")
+            try b.setValue("a@x", forKey: "email")
+            let error = #expect(throws: ObjectGraph.ValidationError.self) { try context.save() }
+            #expect(error?.contains(.uniquenessConstraint, key: "email") == true)
+            try b.setValue("b@x", forKey: "email")
+            _ = try context.insertObject(entityName: "User")  // nil email
+            _ = try context.insertObject(entityName: "User")  // nil email
+            try context.save()
+            let c = try context.insertObject(entityName: "User")
+            try c.setValue("b@x", forKey: "email")
+            let stored = #expect(throws: ObjectGraph.ValidationError.self) { try context.save() }
+            #expect(stored?.violations.count == 1)
+            // Freeing the value in the same save makes it available.
+            try b.setValue("c@x", forKey: "email")
+            try context.save()
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "User")) == 5)
+        }
+    }
+}
