@@ -16,20 +16,21 @@ extension ManagedObjectContext {
         try processPendingChanges()
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
         for object in Array(insertedStorage.values) + Array(updatedStorage.values) { object.willSave() }
-        for object in deletedStorage.values { object.willSave() }
+        for object in Array(deletedStorage.values) { object.willSave() }
         try processPendingChanges()
 
+        let inserted = inSaveOrder(insertedStorage)
+        let updated = inSaveOrder(updatedStorage)
+        let deleted = inSaveOrder(deletedStorage)
         var validator = Validator(context: self)
-        try validator.validate(
-            changed: Array(insertedStorage.values) + Array(updatedStorage.values),
-            deleted: Array(deletedStorage.values))
+        try validator.validate(changed: inserted + updated, deleted: deleted)
         if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
 
-        try obtainPermanentIDs(for: Array(insertedStorage.values))
-        let changes = try buildChangeSet()
+        try obtainPermanentIDs(for: inserted)
+        let changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
         statisticsStorage.storeRoundTrips += 1
         try coordinator.save(changes)
-        commitSave(changes)
+        commitSave(changes, saved: inserted + updated)
     }
 
     /// Gives `objects` permanent IDs now (Core Data's `obtainPermanentIDs(for:)`), so their IDs
@@ -55,12 +56,12 @@ extension ManagedObjectContext {
             retained.removeValue(forKey: old)
             object.objectID = new
             register(object)
-            if let value = insertedStorage[old] {
-                insertedStorage.removeValue(forKey: old)
-                insertedStorage[new] = value
-            }
             affected.append(object)
         }
+        var rekeyed: [ObjectID: ManagedObject] = [:]
+        rekeyed.reserveCapacity(insertedStorage.count)
+        for object in insertedStorage.values { rekeyed[object.objectID] = object }
+        insertedStorage = rekeyed
         // Only objects with changes can refer to an unsaved object.
         for object in Array(insertedStorage.values) + Array(updatedStorage.values) + Array(deletedStorage.values) {
             for slot in object.toOneValues.indices {
@@ -73,13 +74,14 @@ extension ManagedObjectContext {
         _ = affected
     }
 
-    private func buildChangeSet() throws -> StoreChangeSet {
+    private func buildChangeSet(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
-        for object in insertedStorage.values {
+        changes.inserted.reserveCapacity(inserted.count)
+        for object in inserted {
             changes.inserted.append(snapshot(of: object, version: 1))
             try appendToManyChanges(of: object, to: &changes)
         }
-        for object in updatedStorage.values {
+        for object in updated {
             let persistentChange = object.changedAttributeSlots.contains { !object.entity.attributes[$0].isTransient }
                 || object.changedToOneSlots.contains { !object.entity.toOneRelationships[$0].isTransient }
             if persistentChange, let committed = object.committedSnapshot {
@@ -87,7 +89,7 @@ extension ManagedObjectContext {
             }
             try appendToManyChanges(of: object, to: &changes)
         }
-        for object in deletedStorage.values {
+        for object in deleted {
             changes.deleted.append(RowDeletion(objectID: object.objectID, expectedVersion: object.committedSnapshot?.version))
         }
         return changes
@@ -116,10 +118,9 @@ extension ManagedObjectContext {
         }
     }
 
-    private func commitSave(_ changes: StoreChangeSet) {
+    private func commitSave(_ changes: StoreChangeSet, saved savedObjects: [ManagedObject]) {
         var saved = ContextDidSave(inserted: [], updated: [], deleted: [])
         let rows = Dictionary(uniqueKeysWithValues: (changes.inserted + changes.updated.map(\.values)).map { ($0.objectID, $0) })
-        let savedObjects = Array(insertedStorage.values) + Array(updatedStorage.values)
         for object in savedObjects {
             if let row = rows[object.objectID] { object.committedSnapshot = row }
             if object.isInsertedStorage { saved.inserted.insert(object.objectID) } else { saved.updated.insert(object.objectID) }

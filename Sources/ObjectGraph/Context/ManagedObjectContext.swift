@@ -42,9 +42,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // State below is confined to the context's queue.
     var registry: [ObjectID: WeakObject] = [:]
     var retained: [ObjectID: ManagedObject] = [:]
-    var insertedStorage: OrderedDictionary<ObjectID, ManagedObject> = [:]
-    var updatedStorage: OrderedDictionary<ObjectID, ManagedObject> = [:]
-    var deletedStorage: OrderedDictionary<ObjectID, ManagedObject> = [:]
+    // Plain dictionaries: cascades remove objects from these sets one at a time, which must
+    // stay O(1). Saves sort them once (``inSaveOrder(_:)``) so change sets are deterministic.
+    var insertedStorage: [ObjectID: ManagedObject] = [:]
+    var updatedStorage: [ObjectID: ManagedObject] = [:]
+    var deletedStorage: [ObjectID: ManagedObject] = [:]
     /// Deleted objects whose delete rules have not been applied yet.
     var pendingDeletes: [ManagedObject] = []
     /// Inserted objects deleted before being saved: rules applied, never sent to the store.
@@ -277,6 +279,21 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func resetStatistics() {
         requireQueue("resetStatistics()")
         statisticsStorage = ContextStatistics()
+    }
+
+    /// The objects of a change set in a stable order: by primary key, unsaved ones by creation.
+    func inSaveOrder(_ objects: [ObjectID: ManagedObject]) -> [ManagedObject] {
+        // Sorting plain integer keys avoids retaining objects and IDs in every comparison.
+        var keyed: [(rank: UInt64, key: Int64, object: ManagedObject)] = []
+        keyed.reserveCapacity(objects.count)
+        for (id, object) in objects {
+            switch id.key {
+            case .permanent(_, let pk): keyed.append((0, pk, object))
+            case .temporary(let sequence): keyed.append((1, Int64(truncatingIfNeeded: sequence), object))
+            }
+        }
+        keyed.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.key < $1.key }
+        return keyed.map(\.object)
     }
 
     func markUpdated(_ object: ManagedObject) {
