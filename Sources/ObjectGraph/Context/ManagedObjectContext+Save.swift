@@ -18,6 +18,7 @@ extension ManagedObjectContext {
         for object in Array(insertedStorage.values) + Array(updatedStorage.values) { object.willSave() }
         for object in Array(deletedStorage.values) { object.willSave() }
         try processPendingChanges()
+        dropReferencesToDiscardedInserts()
 
         let inserted = inSaveOrder(insertedStorage)
         let updated = inSaveOrder(updatedStorage)
@@ -31,6 +32,37 @@ extension ManagedObjectContext {
         statisticsStorage.storeRoundTrips += 1
         try coordinator.save(changes)
         commitSave(changes, saved: inserted + updated)
+    }
+
+    /// Clears references to objects inserted and deleted before this save.
+    ///
+    /// Such an object never has a record, so nothing in the store may name it: its temporary
+    /// ID would be written as a dangling key that no record (or, in another process, an
+    /// unrelated new object) answers to. Relationships with an inverse were already nullified
+    /// by the delete rules; this clears the others — one-to-nil, many-to-nil, and inverses of
+    /// ``DeleteRule/noAction`` — as if nullified, before validation (so a required one left
+    /// empty reports 1570). A deleted object that *was* saved keeps a no-action reference to
+    /// its record, as in Core Data.
+    private func dropReferencesToDiscardedInserts() {
+        guard !discardedInserts.isEmpty else { return }
+        let discarded = Set(discardedInserts.values.map(\.objectID))
+        // Only objects with changes can refer to an unsaved object.
+        for object in Array(insertedStorage.values) + Array(updatedStorage.values) {
+            if !object.isFaultStorage {
+                for relationship in object.entity.toOneRelationships {
+                    if let id = object.toOneValues[relationship.slot], discarded.contains(id) {
+                        assignToOne(object, relationship, nil)
+                    }
+                }
+            }
+            for slot in object.toManyStates.indices {
+                let state = object.toManyStates[slot]
+                let members = state.added.union(state.members ?? [])
+                for id in members where discarded.contains(id) {
+                    object.toManyStates[slot].remove(id)
+                }
+            }
+        }
     }
 
     /// Gives `objects` permanent IDs now (Core Data's `obtainPermanentIDs(for:)`), so their IDs
