@@ -138,6 +138,18 @@ enum ValidationScenarios {
                 try checkEqual((try third.existingObject(with: ids.1).value(forKey: "players") as? Set<ManagedObject>)?.count, 3, "the store keeps three players")
             }
         },
+        ConformanceScenario("validation.optionalToManyMayBeEmptyDespiteMinimum") { env in
+            // Roster.players is optional with minimum 2: empty is allowed, one is not (Core Data).
+            let context = env.newContext()
+            try context.performAndWait {
+                _ = try makeRoster(context, "empty", players: 0, captain: true)
+                try context.save()
+                let single = try makeRoster(context, "single", players: 1, captain: true)
+                let error = try checkThrows(ValidationError.self, "one player is below the minimum") { try context.save() }
+                try check(violation(error, .relationshipLacksMinimumCount, single.objectID, "players"), "1580 for one player: \(error)")
+                try checkEqual(error.violations.count, 1, "the empty roster is valid: \(error)")
+            }
+        },
         ConformanceScenario("validation.countsChangedThroughInverses") { env in
             // Rosters changed only through inverse maintenance and delete rules — while their
             // own relationships are unloaded faults — are validated too.

@@ -76,7 +76,8 @@ struct Validator {
             if object.toManyStates[relationship.slot].isFault && !object.toManyStates[relationship.slot].hasChanges && !object.isInsertedStorage { continue }
             try context.loadToManyIfNeeded(object, relationship)
             let count = object.toManyStates[relationship.slot].members?.count ?? 0
-            if count < minimum {
+            // As in Core Data, an optional relationship may be empty whatever its minimum.
+            if count < minimum && !(relationship.isOptional && count == 0) {
                 if relationship.minCount == 0 {
                     add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
                 } else {
