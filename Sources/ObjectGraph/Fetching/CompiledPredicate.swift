@@ -46,6 +46,8 @@ public indirect enum CompiledOperand: Sendable {
     case list([CompiledOperand])
     /// The evaluated object.
     case evaluatedObject
+    /// How many members of a to-many key path satisfy a predicate compiled for their entity.
+    case subqueryCount(ResolvedKeyPath, CompiledPredicate)
 }
 
 /// A comparison after compilation; see ``CompiledPredicate``.
@@ -71,6 +73,14 @@ public struct CompiledComparison: Sendable {
             case .object(let id): return .object(id)
             case .list(let items): return .list(try items.map(operand))
             case .evaluatedObject: return .evaluatedObject
+            case .subqueryCount(let collection, _, let inner):
+                let path = try ResolvedKeyPath.resolve(collection, from: entity, in: model)
+                guard case .relationship(let relationship) = path.terminal, relationship.isToMany,
+                      !path.steps.contains(where: \.isToMany) else {
+                    throw ObjectGraphError(.invalidFetch, key: collection, "SUBQUERY needs a to-many relationship reached through to-one steps; '\(collection)' is not one")
+                }
+                let destination = model.destination(of: relationship)
+                return .subqueryCount(path, try CompiledPredicate.compile(inner, for: destination, in: model, variables: variables))
             case .variable(let name):
                 guard let value = variables[name] else {
                     throw ObjectGraphError(.invalidFetch, key: "$" + name, "no value was given for variable $\(name)")
@@ -156,6 +166,10 @@ public struct CompiledComparison: Sendable {
                     throw ObjectGraphError(
                         .invalidFetch, key: path.path,
                         "type mismatch: \(path.path) is \(attribute.type.rawValue) but is compared with a \(constant.kindName) value \(constant)")
+                }
+            case .aggregate:
+                guard let type = path.attributeType, Self.compatible(type, constant) else {
+                    throw ObjectGraphError(.invalidFetch, key: path.path, "type mismatch: \(path.path) is \(path.attributeType?.rawValue ?? "?"), compared with \(constant.kindName)")
                 }
             case .count:
                 guard Self.compatible(.integer64, constant) else {

@@ -24,6 +24,8 @@ extension PredicateExpression {
             }
             return .constant(value)
         case .list(let items): return .list(try items.map { try $0.substituting(variables) })
+        case .subqueryCount(let collection, let variable, let predicate):
+            return .subqueryCount(collection: collection, variable: variable, predicate: try predicate.substituting(variables))
         default: return self
         }
     }

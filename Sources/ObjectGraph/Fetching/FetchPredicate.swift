@@ -62,6 +62,9 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     case variable(String)
     /// The evaluated object itself (`SELF`).
     case evaluatedObject
+    /// `SUBQUERY(collection, $variable, predicate).@count`: how many members of the to-many
+    /// key path `collection` satisfy `predicate` (whose key paths start at the member).
+    case subqueryCount(collection: String, variable: String, predicate: FetchPredicate)
 
     /// A key path expression.
     public static func key(_ path: String) -> PredicateExpression { .keyPath(path) }

@@ -137,6 +137,10 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
         case .object(let id): return .object(id)
         case .evaluatedObject: return .object(source.objectID(of: row))
         case .list: throw ObjectGraphError(.invalidFetch, "a list cannot be used here")
+        case .subqueryCount(let path, let inner):
+            var count = 0
+            for member in try rows(of: path, from: row) where try evaluate(inner, on: member) { count += 1 }
+            return .attribute(.integer(Int64(count)))
         case .keyPath(let path): return try values(of: path, from: row).first ?? .attribute(.null)
         }
     }
@@ -147,7 +151,10 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
         var rows: [Source.Row] = [row]
         var sawToMany = false
         let walked: ArraySlice<RelationshipDescription>
-        if case .count = path.terminal { walked = path.steps.dropLast() } else { walked = path.steps[...] }
+        switch path.terminal {
+        case .count, .aggregate: walked = path.steps.dropLast()
+        default: walked = path.steps[...]
+        }
         for step in walked {
             var next: [Source.Row] = []
             for current in rows {
@@ -178,8 +185,26 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
             let relationship = path.steps.last!
             for current in rows { result.append(.attribute(.integer(Int64(try source.toMany(relationship, of: current).count)))) }
             if rows.isEmpty && !sawToMany { result.append(.attribute(.null)) }
+        case .aggregate(let function, let attribute):
+            let relationship = path.steps.last!
+            for current in rows {
+                let members = try source.toMany(relationship, of: current)
+                result.append(.attribute(function.apply(try members.map { try source.attribute(attribute, of: $0) })))
+            }
+            if rows.isEmpty && !sawToMany { result.append(.attribute(.null)) }
         }
         return result
+    }
+
+    /// The member rows a to-many key path reaches (through to-one steps).
+    func rows(of path: ResolvedKeyPath, from row: Source.Row) throws -> [Source.Row] {
+        var current: Source.Row? = row
+        for step in path.steps {
+            guard let from = current else { return [] }
+            current = try source.toOne(step, of: from)
+        }
+        guard let owner = current, case .relationship(let relationship) = path.terminal else { return [] }
+        return try source.toMany(relationship, of: owner)
     }
 
     /// The value a sort key reads from `row` (a to-one key path; `.null` when a step is empty).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A key path resolved against an entity once, so evaluation never looks names up.
 public struct ResolvedKeyPath: Sendable {
     /// What the key path ends in.
@@ -8,6 +10,9 @@ public struct ResolvedKeyPath: Sendable {
         case relationship(RelationshipDescription)
         /// The number of members of the last (to-many) step: `members.@count`.
         case count
+        /// An aggregate over an attribute of the last (to-many) step's members:
+        /// `scores.@sum.points`, `@avg`, `@min`, `@max`.
+        case aggregate(AggregateFunction, AttributeDescription)
     }
 
     /// The key path as written.
@@ -19,7 +24,10 @@ public struct ResolvedKeyPath: Sendable {
 
     /// Whether evaluating the key path may yield many values (it walks a to-many, or ends in one).
     public var yieldsMany: Bool {
-        if case .count = terminal { return steps.dropLast().contains(where: \.isToMany) }
+        switch terminal {
+        case .count, .aggregate: return steps.dropLast().contains(where: \.isToMany)
+        default: break
+        }
         if case .relationship(let r) = terminal, r.isToMany { return true }
         return steps.contains(where: \.isToMany)
     }
@@ -28,6 +36,9 @@ public struct ResolvedKeyPath: Sendable {
     public var attributeType: AttributeType? {
         if case .attribute(let a) = terminal { return a.type }
         if case .count = terminal { return .integer64 }
+        if case .aggregate(let function, let attribute) = terminal {
+            return function == .average ? .double : attribute.type
+        }
         return nil
     }
 
@@ -47,6 +58,18 @@ public struct ResolvedKeyPath: Sendable {
                     throw ObjectGraphError(.invalidFetch, key: path, "@count must follow a to-many relationship in '\(path)'")
                 }
                 return ResolvedKeyPath(path: path, steps: steps, terminal: .count)
+            }
+            if let function = AggregateFunction(rawValue: component) {
+                guard let last = steps.last, last.isToMany, index == components.count - 2,
+                      let attribute = current.attribute(named: components[index + 1]) else {
+                    throw ObjectGraphError(
+                        .invalidFetch, key: path,
+                        "\(component) must follow a to-many relationship and precede one of its destination's attributes in '\(path)'")
+                }
+                guard attribute.type.isNumeric || attribute.type == .date || function == .minimum || function == .maximum else {
+                    throw ObjectGraphError(.invalidFetch, key: path, "\(component) needs a numeric attribute; \(current.name).\(attribute.name) is \(attribute.type.rawValue)")
+                }
+                return ResolvedKeyPath(path: path, steps: steps, terminal: .aggregate(function, attribute))
             }
             guard let property = current.property(named: component) else {
                 throw ObjectGraphError(
@@ -68,5 +91,66 @@ public struct ResolvedKeyPath: Sendable {
             }
         }
         fatalError("unreachable: a non-empty key path ends in its last component")
+    }
+}
+
+/// The aggregate functions of key paths (`@sum`, `@avg`, `@min`, `@max`; `@count` is a
+/// terminal of its own).
+public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
+    /// The sum; 0 for no members. Integers sum to an integer, decimals to a decimal.
+    case sum = "@sum"
+    /// The mean as a double; nil for no members.
+    case average = "@avg"
+    /// The smallest value; nil for no members.
+    case minimum = "@min"
+    /// The largest value; nil for no members.
+    case maximum = "@max"
+
+    /// Applies the function to `values`, skipping nils (as SQL does).
+    public func apply(_ values: [AttributeValue]) -> AttributeValue {
+        let present = values.filter { !$0.isNull }
+        switch self {
+        case .minimum:
+            return present.min { (AttributeValue.compare($0, $1) ?? .orderedSame) == .orderedAscending } ?? .null
+        case .maximum:
+            return present.max { (AttributeValue.compare($0, $1) ?? .orderedSame) == .orderedAscending } ?? .null
+        case .sum:
+            if present.allSatisfy({ if case .integer = $0 { return true } else { return false } }) {
+                var total: Int64 = 0
+                var overflow = false
+                for case .integer(let v) in present {
+                    let (next, didOverflow) = total.addingReportingOverflow(v)
+                    total = next
+                    overflow = overflow || didOverflow
+                }
+                if !overflow { return .integer(total) }
+            }
+            if present.contains(where: { if case .decimal = $0 { return true } else { return false } }) {
+                var total = Decimal(0)
+                for value in present {
+                    switch value {
+                    case .decimal(let v): total += v
+                    case .integer(let v): total += Decimal(v)
+                    case .double(let v): total += Decimal(v)
+                    default: break
+                    }
+                }
+                return .decimal(total)
+            }
+            return .double(present.reduce(0.0) { $0 + (Self.double($1) ?? 0) })
+        case .average:
+            guard !present.isEmpty else { return .null }
+            return .double(present.reduce(0.0) { $0 + (Self.double($1) ?? 0) } / Double(present.count))
+        }
+    }
+
+    static func double(_ value: AttributeValue) -> Double? {
+        switch value {
+        case .integer(let v): return Double(v)
+        case .double(let v): return v
+        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
+        case .date(let d): return d.timeIntervalSinceReferenceDate
+        default: return nil
+        }
     }
 }
