@@ -43,7 +43,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ObjectGraphTests",
-            dependencies: ["ObjectGraph", "ObjectGraphInMemory"],
+            dependencies: [
+                "ObjectGraph", "ObjectGraphInMemory",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             path: "Tests/ObjectGraphTests"
         ),
         .testTarget(

@@ -9,7 +9,8 @@ import Synchronization
 /// Run work on it with ``performAndWait(_:)`` (synchronous, re-entrant), ``perform(_:)``
 /// (`async`, returns the block's value) or ``enqueue(_:)`` (fire-and-forget). The three have
 /// distinct names so that `await` never silently picks the fire-and-forget one. A main-queue
-/// context may also be used directly on the main thread. Touching the context or one of its
+/// context may also be used directly on the main queue (the main thread or `@MainActor` code,
+/// which Linux runs on a worker thread after `dispatch_main`). Touching the context or one of its
 /// objects anywhere else is caught at that point: throwing APIs throw
 /// ``ObjectGraphError/Code/concurrencyViolation``; non-throwing ones (typed properties) print
 /// what was touched from which thread and stop the process. The context itself is `Sendable` so
@@ -116,7 +117,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Whether the current thread may use this context now.
     public func ownsQueue() -> Bool {
-        if concurrencyType == .mainQueue && Thread.isMainThread { return true }
+        if concurrencyType == .mainQueue && QueueOwnership.isOnMainQueue { return true }
         return QueueOwnership.holds(token)
     }
 

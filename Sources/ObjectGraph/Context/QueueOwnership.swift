@@ -43,6 +43,23 @@ enum QueueOwnership {
         return try body()
     }
 
+    /// Whether the current code runs on the main queue.
+    ///
+    /// `Thread.isMainThread` is not enough on Linux: a program with an async `main` (any
+    /// program using `@MainActor`, and every Swift Testing run) calls `dispatch_main`, after
+    /// which the main queue is drained by a worker thread. A queue-specific key set on the main
+    /// queue identifies it on every platform.
+    static var isOnMainQueue: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+    }
+
+    /// Set on the main queue once, before its first use.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
     /// A short description of the current thread, for violation messages.
     static var currentThreadName: String {
         if Thread.isMainThread { return "the main thread" }

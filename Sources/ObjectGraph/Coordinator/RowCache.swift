@@ -23,8 +23,12 @@ public final class RowCache: Sendable {
     public func store(_ snapshots: some Sequence<RowSnapshot>) {
         rows.withLock { rows in
             for snapshot in snapshots {
-                if rows.count >= capacity { rows.removeAll(keepingCapacity: true) }
-                if let existing = rows[snapshot.objectID], existing.version > snapshot.version { continue }
+                if let existing = rows[snapshot.objectID] {
+                    // Never let an older read overwrite a newer row (replacing is not growth).
+                    if existing.version > snapshot.version { continue }
+                } else if rows.count >= capacity {
+                    rows.removeAll(keepingCapacity: true)
+                }
                 rows[snapshot.objectID] = snapshot
             }
         }

@@ -155,14 +155,18 @@ struct ModelResolver {
                         .unknownInverse, entity: layout.spec.name, property: relationship.name,
                         "inverse '\(inverseName)' does not exist on \(relationship.destination)")
                 }
-                // The inverse must point back at this entity or one of its ancestors.
-                var ancestors: [String] = []
-                var cursor: String? = layout.spec.name
-                while let name = cursor { ancestors.append(name); cursor = layouts[name]?.spec.parent }
-                guard ancestors.contains(inverse.destination) else {
+                // Each side must point at exactly the entity that declares the other (Core Data's
+                // rule). A broader destination would let the inverse hold objects that lack this
+                // relationship, and maintaining it on them would index a slot they do not have.
+                guard inverse.destination == layout.spec.name else {
                     throw ModelError(
                         .inverseMismatch, entity: layout.spec.name, property: relationship.name,
                         "inverse \(relationship.destination).\(inverseName) points at \(inverse.destination), not \(layout.spec.name)")
+                }
+                guard inverseOwner == relationship.destination else {
+                    throw ModelError(
+                        .inverseMismatch, entity: layout.spec.name, property: relationship.name,
+                        "inverse \(relationship.destination).\(inverseName) is declared on \(inverseOwner), so it also holds \(inverseOwner) objects that are not \(relationship.destination)")
                 }
                 if let back = inverse.inverse, back != relationship.name {
                     throw ModelError(

@@ -1,0 +1,247 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphInMemory
+import Synchronization
+import Testing
+
+/// An atomic store that reports the model hash it was given, whatever model opens it, and
+/// records whether it was closed.
+final class RecordingStore: AtomicStore, @unchecked Sendable {
+    private let closedFlag = Mutex<Bool>(false)
+
+    init(request: StoreOpenRequest, modelVersionHash: String) {
+        let metadata = StoreMetadata(storeIdentifier: UUID().uuidString, modelVersionHash: modelVersionHash)
+        super.init(request: request, contents: AtomicStoreContents(metadata: metadata), capabilities: [])
+    }
+
+    override func close() {
+        closedFlag.withLock { $0 = true }
+        super.close()
+    }
+
+    var wasClosed: Bool { closedFlag.withLock { $0 } }
+}
+
+/// Remembers the stores a description opened, so a test can look at a refused one.
+final class OpenedStores: Sendable {
+    private let stores = Mutex<[RecordingStore]>([])
+    func append(_ store: RecordingStore) { stores.withLock { $0.append(store) } }
+    var all: [RecordingStore] { stores.withLock { $0 } }
+}
+
+@Suite("Container, coordinator and stores")
+struct ContainerTests {
+    static func twoConfigurationModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Author") { e in
+                e.attribute("name", .string)
+                e.toMany("books", "Book", inverse: "author")
+            }
+            m.entity("Book") { e in
+                e.attribute("title", .string)
+                e.toOne("author", "Author", inverse: "books")
+            }
+            m.entity("Note") { e in e.attribute("text", .string) }
+            m.configuration("Library", entities: ["Author", "Book"])
+            m.configuration("Scratch", entities: ["Note"])
+        }
+    }
+
+    @Test func entitiesAreRoutedByConfigurationAndOneSaveReachesBothStores() throws {
+        let model = try Self.twoConfigurationModel()
+        let container = try PersistentContainer(
+            model: model, stores: [.inMemory(configuration: "Library"), .inMemory(configuration: "Scratch")])
+        let stores = container.coordinator.persistentStores
+        try #require(stores.count == 2)
+        let library = try #require(stores[0] as? AtomicStore)
+        let scratch = try #require(stores[1] as? AtomicStore)
+        #expect(try library.metadata().modelVersionHash == model.versionHash(configuration: "Library"))
+        #expect(try scratch.metadata().modelVersionHash == model.versionHash(configuration: "Scratch"))
+
+        let context = container.newBackgroundContext()
+        let ids: [String: ObjectID] = try context.performAndWait {
+            let author = try context.insertObject(entityName: "Author")
+            try author.setValue("Ursula", forKey: "name")
+            let book = try context.insertObject(entityName: "Book")
+            try book.setValue("The Dispossessed", forKey: "title")
+            try book.setValue(author, forKey: "author")
+            let note = try context.insertObject(entityName: "Note")
+            try note.setValue("buy more books", forKey: "text")
+            try context.save()
+            return ["Author": author.objectID, "Book": book.objectID, "Note": note.objectID]
+        }
+        #expect(ids["Author"]?.storeIdentifier == library.identifier)
+        #expect(ids["Book"]?.storeIdentifier == library.identifier)
+        #expect(ids["Note"]?.storeIdentifier == scratch.identifier)
+
+        let libraryRows = try library.currentContents().tables
+        let scratchRows = try scratch.currentContents().tables
+        #expect(libraryRows["Author"]?.count == 1)
+        #expect(libraryRows["Book"]?.count == 1)
+        #expect(libraryRows["Note"] == nil)
+        #expect(scratchRows["Note"]?.count == 1)
+        #expect(scratchRows["Author"] == nil && scratchRows["Book"] == nil)
+
+        // A fresh context reads each entity from its own store.
+        let reader = container.newBackgroundContext()
+        try reader.performAndWait {
+            let notes = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
+            #expect(try notes.map { try string($0, "text") } == ["buy more books"])
+            let books = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+            let author = try #require(try books.first?.value(forKey: "author") as? ManagedObject)
+            #expect(try string(author, "name") == "Ursula")
+            #expect(author.objectID == ids["Author"])
+        }
+    }
+
+    @Test func anEntityWithoutAStoreCannotBeSaved() throws {
+        let model = try Self.twoConfigurationModel()
+        let container = try PersistentContainer(model: model, stores: [.inMemory(configuration: "Library")])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let note = try context.insertObject(entityName: "Note")
+            try note.setValue("nowhere to go", forKey: "text")
+            expectGraphError(.noStore, mentioning: ["Note"]) { try context.save() }
+            expectGraphError(.noStore, mentioning: ["Note"]) {
+                _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: key("text") == "x"))
+            }
+        }
+    }
+
+    @Test func storeWrittenByAnotherModelIsRefused() throws {
+        let model = try Self.twoConfigurationModel()
+        let opened = OpenedStores()
+        let stale = StoreDescription(type: "recording") { request in
+            let store = RecordingStore(request: request, modelVersionHash: "0123456789abcdef")
+            opened.append(store)
+            return store
+        }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let error = #expect(throws: StoreError.self) { try coordinator.addPersistentStore(stale) }
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.message.contains("0123456789abcdef") == true)
+        #expect(error?.message.contains(model.versionHash) == true)
+        #expect(coordinator.persistentStores.isEmpty)
+        #expect(opened.all.count == 1)
+        #expect(opened.all.first?.wasClosed == true, "a refused store is closed")
+        #expect(throws: StoreError.self) { _ = try PersistentContainer(model: model, stores: [stale]) }
+    }
+
+    @Test func storeOfAModelWithADifferentAttributeTypeIsRefused() throws {
+        let old = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("rank", .integer16) } }
+        let new = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("rank", .integer64) } }
+        let written = StoreDescription(type: "recording") { request in
+            RecordingStore(request: request, modelVersionHash: old.versionHash)
+        }
+        #expect(throws: Never.self) { try PersistentStoreCoordinator(model: old).addPersistentStore(written) }
+        let error = #expect(throws: StoreError.self) { try PersistentStoreCoordinator(model: new).addPersistentStore(written) }
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.description.contains("incompatibleModel") == true)
+    }
+
+    @Test func storeForAnUnknownConfigurationIsRefused() throws {
+        let coordinator = PersistentStoreCoordinator(model: try Self.twoConfigurationModel())
+        let error = #expect(throws: ModelError.self) { try coordinator.addPersistentStore(.inMemory(configuration: "Attic")) }
+        #expect(error?.code == .unknownEntity)
+        #expect(error?.message.contains("Attic") == true)
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+
+    @Test func removingAStoreDetachesAndClosesIt() throws {
+        let model = try Self.twoConfigurationModel()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let store = try coordinator.addPersistentStore(.inMemory())
+        #expect(coordinator.persistentStores.count == 1)
+        #expect(try coordinator.metadata(for: store).storeIdentifier == store.identifier)
+        coordinator.removePersistentStore(store)
+        #expect(coordinator.persistentStores.isEmpty)
+        let error = #expect(throws: StoreError.self) { _ = try store.metadata() }
+        #expect(error?.code == .closed)
+    }
+}
+
+@Suite("Row cache")
+struct RowCacheTests {
+    static func row(_ key: Int64, version: Int64 = 1, _ text: String = "") -> RowSnapshot {
+        RowSnapshot(
+            objectID: ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: key),
+            version: version, attributes: [.string(text)], toOne: [])
+    }
+
+    @Test func storesAndReturnsRows() {
+        let cache = RowCache(capacity: 10)
+        cache.store([Self.row(1, "one"), Self.row(2, "two")])
+        #expect(cache.count == 2)
+        #expect(cache.snapshot(for: Self.row(1).objectID)?.attributes == [.string("one")])
+        #expect(cache.snapshot(for: Self.row(3).objectID) == nil)
+        cache.remove(Self.row(1).objectID)
+        #expect(cache.snapshot(for: Self.row(1).objectID) == nil)
+        #expect(cache.count == 1)
+        cache.store([Self.row(3), Self.row(4)])
+        cache.remove([Self.row(3).objectID, Self.row(4).objectID])
+        #expect(cache.count == 1)
+        cache.removeAll()
+        #expect(cache.count == 0)
+    }
+
+    @Test func neverHoldsMoreThanItsCapacity() {
+        let cache = RowCache(capacity: 3)
+        #expect(cache.capacity == 3)
+        cache.store((1...3).map { Self.row($0) })
+        #expect(cache.count == 3)
+        cache.store([Self.row(4)])
+        #expect(cache.count <= 3)
+        #expect(cache.snapshot(for: Self.row(4).objectID) != nil, "the newest row is kept")
+        cache.store((10...100).map { Self.row($0) })
+        #expect(cache.count <= 3)
+        #expect(cache.count >= 1)
+        #expect(cache.snapshot(for: Self.row(100).objectID) != nil)
+    }
+
+    @Test func newerVersionsReplaceOlderOnesButNotTheOtherWayRound() {
+        let cache = RowCache(capacity: 10)
+        cache.store([Self.row(1, version: 2, "v2")])
+        cache.store([Self.row(1, version: 1, "v1")])
+        #expect(cache.snapshot(for: Self.row(1).objectID)?.version == 2)
+        cache.store([Self.row(1, version: 3, "v3")])
+        #expect(cache.snapshot(for: Self.row(1).objectID)?.attributes == [.string("v3")])
+        #expect(cache.count == 1)
+    }
+
+    @Test func aStaleRowDoesNotReplaceANewerOneWhenTheCacheIsFull() {
+        let cache = RowCache(capacity: 2)
+        cache.store([Self.row(1, version: 5, "new"), Self.row(2)])
+        #expect(cache.count == 2)
+        cache.store([Self.row(1, version: 4, "stale")])
+        #expect(cache.snapshot(for: Self.row(1).objectID)?.version == 5)
+        #expect(cache.snapshot(for: Self.row(1).objectID)?.attributes == [.string("new")])
+        // Replacing a cached row with a newer version is not growth: nothing else is dropped.
+        cache.store([Self.row(1, version: 6, "newer")])
+        #expect(cache.snapshot(for: Self.row(1).objectID)?.version == 6)
+        #expect(cache.snapshot(for: Self.row(2).objectID) != nil)
+    }
+
+    @Test func coordinatorUsesItsCacheAcrossContexts() throws {
+        let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("text", .string) } }
+        let coordinator = PersistentStoreCoordinator(model: model, rowCacheCapacity: 50)
+        #expect(coordinator.rowCache.capacity == 50)
+        try coordinator.addPersistentStore(.inMemory())
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        let id: ObjectID = try writer.performAndWait {
+            let note = try writer.insertObject(entityName: "Note")
+            try note.setValue("cached", forKey: "text")
+            try writer.save()
+            return note.objectID
+        }
+        #expect(coordinator.rowCache.snapshot(for: id)?.attributes == [.string("cached")])
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        try reader.performAndWait {
+            let note = reader.object(with: id)
+            #expect(note.isFault)
+            let text = try string(note, "text")
+            #expect(text == "cached")
+            #expect(reader.statistics.rowCacheHits == 1)
+            #expect(reader.statistics.storeRoundTrips == 0)
+        }
+    }
+}

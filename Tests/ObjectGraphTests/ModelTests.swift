@@ -1,0 +1,220 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+@Suite("Model: builder and layout")
+struct ModelLayoutTests {
+    /// Declared sub-entity first on purpose: the model must still order parents first.
+    static func schoolModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Student", parent: "Person") { e in
+                e.attribute("grade", .integer16, optional: true)
+                e.toMany("courses", "Course", inverse: "students")
+            }
+            m.entity("Person", abstract: true) { e in
+                e.attribute("name", .string)
+                e.attribute("born", .date, optional: true)
+                e.toOne("home", "Address", inverse: "residents")
+            }
+            m.entity("Teacher", parent: "Person") { e in
+                e.attribute("salary", .decimal, optional: true)
+                e.toOne("office", "Address")
+            }
+            m.entity("Address") { e in
+                e.attribute("city", .string, default: "Paris")
+                e.toMany("residents", "Person", inverse: "home")
+            }
+            m.entity("Course") { e in
+                e.attribute("title", .string)
+                e.toMany("students", "Student", inverse: "courses", ordered: true)
+            }
+        }
+    }
+
+    @Test func entitiesAreOrderedParentsFirst() throws {
+        let model = try Self.schoolModel()
+        let names = model.entities.map(\.name)
+        #expect(Set(names) == ["Person", "Student", "Teacher", "Address", "Course"])
+        let person = try #require(names.firstIndex(of: "Person"))
+        #expect(person < names.firstIndex(of: "Student")!)
+        #expect(person < names.firstIndex(of: "Teacher")!)
+        for (index, entity) in model.entities.enumerated() {
+            #expect(entity.index == index)
+            #expect(model.entity(named: entity.name) === entity)
+        }
+        #expect(model.entity(named: "Nobody") == nil)
+    }
+
+    @Test func subEntityInheritsParentAttributesAtTheSameSlots() throws {
+        let model = try Self.schoolModel()
+        let person = try #require(model.entity(named: "Person"))
+        let student = try #require(model.entity(named: "Student"))
+        let teacher = try #require(model.entity(named: "Teacher"))
+        #expect(person.attributes.map(\.name) == ["name", "born"])
+        #expect(student.attributes.map(\.name) == ["name", "born", "grade"])
+        #expect(teacher.attributes.map(\.name) == ["name", "born", "salary"])
+        for inherited in person.attributes {
+            let inStudent = try #require(student.attribute(named: inherited.name))
+            #expect(inStudent.slot == inherited.slot)
+            #expect(inStudent.entityName == "Person")
+            #expect(inStudent === inherited)
+        }
+        for entity in model.entities {
+            for (slot, attribute) in entity.attributes.enumerated() { #expect(attribute.slot == slot) }
+        }
+        #expect(student.attribute(named: "grade")?.slot == 2)
+        #expect(student.attribute(named: "grade")?.entityName == "Student")
+        #expect(teacher.attribute(named: "salary")?.slot == 2)
+        #expect(person.attribute(named: "grade") == nil)
+    }
+
+    @Test func relationshipsAreSlottedAndInherited() throws {
+        let model = try Self.schoolModel()
+        let person = try #require(model.entity(named: "Person"))
+        let student = try #require(model.entity(named: "Student"))
+        let teacher = try #require(model.entity(named: "Teacher"))
+        #expect(student.relationships.map(\.name) == ["home", "courses"])
+        #expect(student.relationship(named: "home") === person.relationship(named: "home"))
+        #expect(student.toOneRelationships.map(\.name) == ["home"])
+        #expect(student.toManyRelationships.map(\.name) == ["courses"])
+        #expect(teacher.toOneRelationships.map(\.name) == ["home", "office"])
+        #expect(teacher.relationship(named: "office")?.slot == 1)
+        #expect(teacher.relationship(named: "office")?.hasInverse == false)
+        #expect(student.propertyNames == ["name", "born", "grade", "home", "courses"])
+        if case .relationship(let r)? = student.property(named: "courses") {
+            #expect(r.isToMany)
+        } else {
+            Issue.record("courses is not a relationship")
+        }
+        #expect(student.attribute(named: "home") == nil)
+        #expect(student.relationship(named: "name") == nil)
+    }
+
+    @Test func hierarchyNamesRootNameAndKinds() throws {
+        let model = try Self.schoolModel()
+        let person = try #require(model.entity(named: "Person"))
+        let student = try #require(model.entity(named: "Student"))
+        let address = try #require(model.entity(named: "Address"))
+        #expect(person.hierarchyNames == ["Person", "Student", "Teacher"])
+        #expect(student.hierarchyNames == ["Student"])
+        #expect(Set(person.subentityNames) == ["Student", "Teacher"])
+        #expect(student.parentName == "Person")
+        #expect(person.parentName == nil)
+        #expect(student.rootName == "Person")
+        #expect(person.rootName == "Person")
+        #expect(address.rootName == "Address")
+        #expect(person.isAbstract)
+        #expect(!student.isAbstract)
+        #expect(student.isKind(of: person))
+        #expect(!person.isKind(of: student))
+        #expect(!address.isKind(of: person))
+    }
+
+    @Test func inversesResolveToSlots() throws {
+        let model = try Self.schoolModel()
+        let address = try #require(model.entity(named: "Address"))
+        let person = try #require(model.entity(named: "Person"))
+        let course = try #require(model.entity(named: "Course"))
+        let student = try #require(model.entity(named: "Student"))
+        let residents = try #require(address.relationship(named: "residents"))
+        let home = try #require(person.relationship(named: "home"))
+        #expect(residents.inverseName == "home")
+        #expect(residents.inverseSlot == home.slot)
+        #expect(!residents.inverseIsToMany)
+        #expect(home.inverseSlot == residents.slot)
+        #expect(home.inverseIsToMany)
+        #expect(model.inverse(of: home) === residents)
+        #expect(model.destination(of: home) === address)
+        let students = try #require(course.relationship(named: "students"))
+        #expect(students.isOrdered)
+        #expect(students.inverseSlot == student.relationship(named: "courses")?.slot)
+        #expect(students.inverseIsToMany)
+    }
+
+    @Test func attributeDescriptionsKeepWhatWasDeclared() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Item") { e in
+                e.attribute("count", .integer32, default: 7, rules: [.minimum(0), .maximum(10)], indexed: true)
+                e.attribute("code", .string, optional: true, rules: [.pattern("[A-Z]+")])
+                e.attribute("scratch", .double, optional: true, transient: true)
+            }
+        }
+        let item = try #require(model.entity(named: "Item"))
+        let count = try #require(item.attribute(named: "count"))
+        #expect(count.defaultValue == .integer(7))
+        #expect(!count.isOptional)
+        #expect(count.isIndexed)
+        #expect(count.rules == [.minimum(0), .maximum(10)])
+        #expect(item.attribute(named: "code")?.isOptional == true)
+        #expect(item.attribute(named: "code")?.defaultValue == .null)
+        #expect(item.attribute(named: "scratch")?.isTransient == true)
+        #expect(count.description == "Item.count (integer32)")
+    }
+
+    @Test func oneSidedInverseIsInferredOnTheOtherSide() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Folder") { e in e.toMany("files", "File", inverse: "folder") }
+            m.entity("File") { e in e.toOne("folder", "Folder") }
+        }
+        let folder = try #require(model.entity(named: "Folder"))
+        let file = try #require(model.entity(named: "File"))
+        let parent = try #require(file.relationship(named: "folder"))
+        #expect(parent.inverseName == "files")
+        #expect(parent.inverseSlot == folder.relationship(named: "files")?.slot)
+        #expect(parent.inverseIsToMany)
+        #expect(folder.relationship(named: "files")?.inverseName == "folder")
+        #expect(folder.relationship(named: "files")?.inverseIsToMany == false)
+    }
+
+    @Test func configurationsHoldEntitiesAndTheirSubEntities() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Shape", abstract: true)
+            m.entity("Circle", parent: "Shape")
+            m.entity("Log")
+            m.configuration("Drawing", entities: ["Shape"])
+            m.configuration("Logs", entities: ["Log"])
+        }
+        #expect(model.configurations["Drawing"] == ["Shape", "Circle"])
+        #expect(model.entities(inConfiguration: "Logs").map(\.name) == ["Log"])
+        #expect(model.entities(inConfiguration: nil).count == 3)
+        #expect(model.entity(named: "Circle")?.configurations == ["Drawing"])
+        #expect(model.versionHash(configuration: "Drawing") != model.versionHash(configuration: "Logs"))
+        #expect(model.versionHash(configuration: nil) == model.versionHash)
+    }
+}
+
+@Suite("Model: version hashes")
+struct ModelVersionHashTests {
+    static func build(ageType: AttributeType = .integer16, extra: Bool = false) throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Person") { e in
+                e.attribute("name", .string)
+                e.attribute("age", ageType, optional: true)
+                if extra { e.attribute("nickname", .string, optional: true) }
+                e.toMany("pets", "Pet", inverse: "owner")
+            }
+            m.entity("Pet") { e in e.toOne("owner", "Person", inverse: "pets") }
+        }
+    }
+
+    @Test func twoBuildsOfTheSameModelHashAlike() throws {
+        let a = try Self.build(), b = try Self.build()
+        #expect(a.versionHash == b.versionHash)
+        #expect(a.versionHash.count == 16)
+        #expect(a.versionHash.allSatisfy { $0.isHexDigit })
+        for entity in a.entities {
+            #expect(entity.versionHash == b.entity(named: entity.name)?.versionHash)
+        }
+    }
+
+    @Test func changingAnAttributeTypeChangesTheHash() throws {
+        let a = try Self.build(), b = try Self.build(ageType: .integer32)
+        #expect(a.versionHash != b.versionHash)
+        #expect(a.entity(named: "Person")?.versionHash != b.entity(named: "Person")?.versionHash)
+        #expect(a.entity(named: "Pet")?.versionHash == b.entity(named: "Pet")?.versionHash)
+    }
+
+    @Test func addingAnAttributeChangesTheHash() throws {
+        #expect(try Self.build().versionHash != Self.build(extra: true).versionHash)
+    }
+}

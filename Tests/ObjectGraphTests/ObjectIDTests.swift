@@ -1,0 +1,158 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphInMemory
+import Testing
+
+@Suite("Object IDs")
+struct ObjectIDTests {
+    static func build(_ m: ModelBuilder) {
+        m.entity("Note") { e in e.attribute("text", .string, optional: true) }
+        m.entity("Tag") { e in e.attribute("label", .string, optional: true) }
+    }
+
+    @Test func permanentURIRoundTrips() throws {
+        let id = ObjectID(entityName: "Note", storeIdentifier: "3F2A-STORE", primaryKey: 42)
+        let uri = id.uriRepresentation
+        #expect(uri.absoluteString == "x-objectgraph://3F2A-STORE/Note/p42")
+        #expect(ObjectID(uri: uri) == id)
+        #expect(!id.isTemporary)
+        #expect(id.primaryKey == 42)
+        #expect(id.storeIdentifier == "3F2A-STORE")
+        #expect(id.description == "Note/p42")
+        let reparsed = try #require(URL(string: uri.absoluteString))
+        let parsed = try #require(ObjectID(uri: reparsed))
+        #expect(parsed == id)
+        #expect(parsed.hashValue == id.hashValue)
+    }
+
+    @Test func entityNamesThatNeedEscapingRoundTrip() throws {
+        for name in ["Café", "Ünïcødé", "Under_score1"] {
+            let id = ObjectID(entityName: name, storeIdentifier: "S", primaryKey: 7)
+            #expect(ObjectID(uri: id.uriRepresentation) == id, "\(name)")
+        }
+        let negative = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: -3)
+        #expect(ObjectID(uri: negative.uriRepresentation) == negative)
+    }
+
+    @Test func idsDifferByStoreEntityAndKey() {
+        let id = ObjectID(entityName: "Note", storeIdentifier: "A", primaryKey: 1)
+        #expect(id == ObjectID(entityName: "Note", storeIdentifier: "A", primaryKey: 1))
+        #expect(id != ObjectID(entityName: "Note", storeIdentifier: "B", primaryKey: 1))
+        #expect(id != ObjectID(entityName: "Tag", storeIdentifier: "A", primaryKey: 1))
+        #expect(id != ObjectID(entityName: "Note", storeIdentifier: "A", primaryKey: 2))
+    }
+
+    @Test func savedObjectsResolveThroughTheCoordinator() throws {
+        let (container, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let note = try context.insertObject(entityName: "Note")
+            try note.setValue("hello", forKey: "text")
+            try context.save()
+            let id = note.objectID
+            #expect(!id.isTemporary)
+            let store = try #require(container.coordinator.persistentStores.first)
+            #expect(id.storeIdentifier == store.identifier)
+            let uri = id.uriRepresentation
+            #expect(uri.scheme == "x-objectgraph")
+            #expect(uri.absoluteString.hasSuffix("/Note/p\(id.primaryKey!)"))
+            let resolved = try #require(container.coordinator.objectID(forURI: uri))
+            #expect(resolved == id)
+            let reader = container.newBackgroundContext()
+            try reader.performAndWait {
+                let text = try string(reader.existingObject(with: resolved), "text")
+                #expect(text == "hello")
+            }
+        }
+    }
+
+    @Test func temporaryIDs() throws {
+        let (container, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let note = try context.insertObject(entityName: "Note")
+            let id = note.objectID
+            #expect(id.isTemporary)
+            #expect(id.primaryKey == nil)
+            #expect(id.storeIdentifier == nil)
+            let uri = id.uriRepresentation
+            #expect(uri.host == "temporary")
+            #expect(uri.absoluteString.hasPrefix("x-objectgraph://temporary/Note/t"))
+            #expect(id.description.hasPrefix("Note/t"))
+            #expect(ObjectID(uri: uri) == id, "a temporary URI parses back in its own process")
+            #expect(container.coordinator.objectID(forURI: uri) == nil, "the coordinator resolves permanent IDs only")
+            try context.save()
+            #expect(!note.objectID.isTemporary)
+            #expect(note.objectID != id)
+        }
+    }
+
+    @Test func garbageURIsAreRejected() throws {
+        let garbage = [
+            "https://example.com/Note/p1",
+            "x-objectgraph://S/Note",
+            "x-objectgraph://S/Note/p1/extra",
+            "x-objectgraph://S/Note/q1",
+            "x-objectgraph://S/Note/pabc",
+            "x-objectgraph://S/Note/p",
+            "x-objectgraph://S/Note/p99999999999999999999",
+            "x-objectgraph:///Note/p1",
+            "x-objectgraph://temporary/Note/p1",
+            "x-objectgraph://temporary/Note/t-1",
+            "x-objectgraph://S/Note/t1",
+            "x-objectgraph:Note/p1",
+        ]
+        for text in garbage {
+            let url = try #require(URL(string: text), "\(text) is a URL")
+            #expect(ObjectID(uri: url) == nil, "\(text) must not parse")
+        }
+    }
+
+    @Test func coordinatorRefusesUnknownStoresAndEntities() throws {
+        let (container, context) = try makeContext(Self.build)
+        let id: ObjectID = try context.performAndWait {
+            let note = try context.insertObject(entityName: "Note")
+            try context.save()
+            return note.objectID
+        }
+        let coordinator = container.coordinator
+        let store = try #require(id.storeIdentifier)
+        #expect(coordinator.objectID(forURI: id.uriRepresentation) == id)
+        let otherStore = ObjectID(entityName: "Note", storeIdentifier: "NO-SUCH-STORE", primaryKey: 1)
+        #expect(coordinator.objectID(forURI: otherStore.uriRepresentation) == nil)
+        let otherEntity = ObjectID(entityName: "Ghost", storeIdentifier: store, primaryKey: 1)
+        #expect(coordinator.objectID(forURI: otherEntity.uriRepresentation) == nil)
+        #expect(coordinator.objectID(forURI: try #require(URL(string: "https://example.com"))) == nil)
+        // Once the store is detached, its IDs no longer resolve.
+        container.close()
+        #expect(coordinator.objectID(forURI: id.uriRepresentation) == nil)
+    }
+
+    @Test func temporaryIDsOrderByCreation() throws {
+        let (_, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let objects = try (0..<20).map { index in try context.insertObject(entityName: index.isMultiple(of: 2) ? "Note" : "Tag") }
+            let ids = objects.map(\.objectID)
+            for (earlier, later) in zip(ids, ids.dropFirst()) {
+                #expect(ObjectID.storageOrder(earlier, later))
+                #expect(!ObjectID.storageOrder(later, earlier))
+            }
+            #expect(ids.shuffled().sorted(by: ObjectID.storageOrder) == ids)
+            #expect(!ObjectID.storageOrder(ids[0], ids[0]))
+        }
+    }
+
+    @Test func permanentIDsOrderByKeyAndComeBeforeTemporaryOnes() throws {
+        let one = ObjectID(entityName: "Tag", storeIdentifier: "S", primaryKey: 1)
+        let two = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: 2)
+        let twoTag = ObjectID(entityName: "Tag", storeIdentifier: "S", primaryKey: 2)
+        #expect(ObjectID.storageOrder(one, two))
+        #expect(!ObjectID.storageOrder(two, one))
+        #expect(ObjectID.storageOrder(two, twoTag), "equal keys order by entity name")
+        let (_, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let temporary = try context.insertObject(entityName: "Note").objectID
+            let huge = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: .max)
+            #expect(ObjectID.storageOrder(huge, temporary))
+            #expect(!ObjectID.storageOrder(temporary, one))
+        }
+    }
+}
