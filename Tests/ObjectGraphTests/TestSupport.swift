@@ -50,4 +50,4 @@ func string(_ object: ManagedObject, _ key: String) throws -> String? {
 }
 
 /// A key-path operand: `key("age") > 30`, `key("name").beginsWith("A")`.
-func key(_ path: String) -> ObjectGraph.PredicateExpression { .keyPath(path) }
+func key(_ path: String) -> ObjectGraph.PredicateOperand { .keyPath(path) }

@@ -66,7 +66,7 @@ public struct CompiledComparison: Sendable {
     let pattern: CompiledPattern?
 
     init(_ comparison: PredicateComparison, entity: EntityDescription, model: ManagedObjectModel, variables: [String: AttributeValue]) throws {
-        func operand(_ expression: PredicateExpression) throws -> CompiledOperand {
+        func operand(_ expression: PredicateOperand) throws -> CompiledOperand {
             switch expression {
             case .keyPath(let path): return .keyPath(try ResolvedKeyPath.resolve(path, from: entity, in: model))
             case .constant(let value): return .constant(value)

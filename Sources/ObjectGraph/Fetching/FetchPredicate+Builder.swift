@@ -3,33 +3,33 @@ import Foundation
 // Operators that assemble predicates in code: `.key("age") >= 18 && .key("name") == "Ada"`.
 // Values are anything `AttributeValueConvertible` (Swift scalars, strings, dates, …).
 
-extension PredicateExpression {
+extension PredicateOperand {
     /// `self == value`
-    public static func == (lhs: PredicateExpression, rhs: some AttributeValueConvertible) -> FetchPredicate {
+    public static func == (lhs: PredicateOperand, rhs: some AttributeValueConvertible) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .equal, .constant(rhs.attributeValue)))
     }
     /// `self != value`
-    public static func != (lhs: PredicateExpression, rhs: some AttributeValueConvertible) -> FetchPredicate {
+    public static func != (lhs: PredicateOperand, rhs: some AttributeValueConvertible) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .notEqual, .constant(rhs.attributeValue)))
     }
     /// `self < value`
-    public static func < (lhs: PredicateExpression, rhs: some AttributeValueConvertible) -> FetchPredicate {
+    public static func < (lhs: PredicateOperand, rhs: some AttributeValueConvertible) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .lessThan, .constant(rhs.attributeValue)))
     }
     /// `self <= value`
-    public static func <= (lhs: PredicateExpression, rhs: some AttributeValueConvertible) -> FetchPredicate {
+    public static func <= (lhs: PredicateOperand, rhs: some AttributeValueConvertible) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .lessThanOrEqual, .constant(rhs.attributeValue)))
     }
     /// `self > value`
-    public static func > (lhs: PredicateExpression, rhs: some AttributeValueConvertible) -> FetchPredicate {
+    public static func > (lhs: PredicateOperand, rhs: some AttributeValueConvertible) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .greaterThan, .constant(rhs.attributeValue)))
     }
     /// `self >= value`
-    public static func >= (lhs: PredicateExpression, rhs: some AttributeValueConvertible) -> FetchPredicate {
+    public static func >= (lhs: PredicateOperand, rhs: some AttributeValueConvertible) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .greaterThanOrEqual, .constant(rhs.attributeValue)))
     }
     /// `self == object` for a to-one key path (`nil` matches an empty relationship).
-    public static func == (lhs: PredicateExpression, rhs: ObjectID?) -> FetchPredicate {
+    public static func == (lhs: PredicateOperand, rhs: ObjectID?) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .equal, rhs.map { .object($0) } ?? .constant(.null)))
     }
     /// `self IN values`
@@ -99,5 +99,5 @@ extension FetchPredicate {
 extension FetchPredicate {
     /// A key path expression, so a chain such as `.key("name").beginsWith("A")` can start where
     /// a `FetchPredicate` is expected.
-    public static func key(_ path: String) -> PredicateExpression { .keyPath(path) }
+    public static func key(_ path: String) -> PredicateOperand { .keyPath(path) }
 }

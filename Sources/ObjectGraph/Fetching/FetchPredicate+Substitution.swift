@@ -15,8 +15,8 @@ extension FetchPredicate {
     }
 }
 
-extension PredicateExpression {
-    func substituting(_ variables: [String: AttributeValue]) throws -> PredicateExpression {
+extension PredicateOperand {
+    func substituting(_ variables: [String: AttributeValue]) throws -> PredicateOperand {
         switch self {
         case .variable(let name):
             guard let value = variables[name] else {

@@ -1,7 +1,7 @@
 /// A filter for fetches: Core Data's NSPredicate, under a name Foundation does not use.
 ///
 /// A predicate is a `Sendable` value tree. Build one with the operators on
-/// ``PredicateExpression`` (`.key("age") > 30 && .key("name").beginsWith("A", options: .caseInsensitive)`);
+/// ``PredicateOperand`` (`.key("age") > 30 && .key("name").beginsWith("A", options: .caseInsensitive)`);
 /// the format-string parser and `#Predicate` translation produce the same tree. One evaluator
 /// (``PredicateEvaluator``) gives the reference semantics every store must match.
 public indirect enum FetchPredicate: Sendable, Hashable {
@@ -25,11 +25,11 @@ public indirect enum FetchPredicate: Sendable, Hashable {
 /// One comparison: `left op right`, with string options and a to-many modifier.
 public struct PredicateComparison: Sendable, Hashable {
     /// The left operand, usually a key path.
-    public var left: PredicateExpression
+    public var left: PredicateOperand
     /// The operator.
     public var op: ComparisonOperator
     /// The right operand, usually a constant.
-    public var right: PredicateExpression
+    public var right: PredicateOperand
     /// `[c]`, `[d]`, `[cd]` for string operators.
     public var options: StringComparisonOptions
     /// `ANY`, `ALL` or `NONE` for a left key path that passes through a to-many relationship.
@@ -37,7 +37,7 @@ public struct PredicateComparison: Sendable, Hashable {
 
     /// Creates a comparison.
     public init(
-        _ left: PredicateExpression, _ op: ComparisonOperator, _ right: PredicateExpression,
+        _ left: PredicateOperand, _ op: ComparisonOperator, _ right: PredicateOperand,
         options: StringComparisonOptions = [], modifier: ComparisonModifier = .direct
     ) {
         self.left = left
@@ -49,7 +49,7 @@ public struct PredicateComparison: Sendable, Hashable {
 }
 
 /// An operand of a comparison.
-public indirect enum PredicateExpression: Sendable, Hashable {
+public indirect enum PredicateOperand: Sendable, Hashable {
     /// A key path from the evaluated object: `"name"`, `"chat.title"`.
     case keyPath(String)
     /// A constant value.
@@ -57,7 +57,7 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     /// An object, by ID (compare a relationship with it).
     case object(ObjectID)
     /// A list of expressions (for `IN` and `BETWEEN`).
-    case list([PredicateExpression])
+    case list([PredicateOperand])
     /// A `$VARIABLE`, substituted at evaluation.
     case variable(String)
     /// The evaluated object itself (`SELF`).
@@ -67,7 +67,7 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     case subqueryCount(collection: String, variable: String, predicate: FetchPredicate)
 
     /// A key path expression.
-    public static func key(_ path: String) -> PredicateExpression { .keyPath(path) }
+    public static func key(_ path: String) -> PredicateOperand { .keyPath(path) }
 }
 
 /// The comparison operators of Core Data's predicate language.

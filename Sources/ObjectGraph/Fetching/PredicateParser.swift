@@ -210,7 +210,7 @@ struct PredicateParser {
 
     // MARK: Expressions
 
-    mutating func parseExpression() throws -> PredicateExpression {
+    mutating func parseExpression() throws -> PredicateOperand {
         try enter(); defer { depth -= 1 }
         let token = current
         switch token.kind {
@@ -236,7 +236,7 @@ struct PredicateParser {
             return .variable(name)
         case .symbol("{"):
             index += 1
-            var items: [PredicateExpression] = []
+            var items: [PredicateOperand] = []
             if !isSymbol("}") {
                 items.append(try parseExpression())
                 while isSymbol(",") { index += 1; items.append(try parseExpression()) }
@@ -276,7 +276,7 @@ struct PredicateParser {
         return path
     }
 
-    mutating func parseSubquery() throws -> PredicateExpression {
+    mutating func parseSubquery() throws -> PredicateOperand {
         index += 1
         try expectSymbol("(", "'(' after SUBQUERY")
         guard case .identifier(let first) = current.kind else { throw error(expected: "the collection key path of the SUBQUERY") }
@@ -317,7 +317,7 @@ struct PredicateParser {
         return key
     }
 
-    mutating func substitute(_ spec: String, at token: PredicateLexer.Token) throws -> PredicateExpression {
+    mutating func substitute(_ spec: String, at token: PredicateLexer.Token) throws -> PredicateOperand {
         if spec == "K" {
             return .keyPath(try parseKeyPathRest(first: try keyArgument()))
         }
@@ -346,7 +346,7 @@ struct PredicateParser {
     }
 
     /// Converts a substitution argument into an expression; `nil` for unsupported kinds.
-    static func expression(for argument: Any?) -> PredicateExpression? {
+    static func expression(for argument: Any?) -> PredicateOperand? {
         guard let argument else { return .constant(.null) }
         if case Optional<Any>.none = argument as Any? { return .constant(.null) }
         switch argument {
@@ -375,7 +375,7 @@ struct PredicateParser {
         case let v as URL: return .constant(.uri(v))
         case let v as any AttributeValueConvertible: return .constant(v.attributeValue)
         case let v as any Sequence:
-            var items: [PredicateExpression] = []
+            var items: [PredicateOperand] = []
             for element in v {
                 guard let item = expression(for: element) else { return nil }
                 items.append(item)
