@@ -130,3 +130,34 @@ public struct Palette: TransformableValue, Equatable {
         self.accents = accents
     }
 }
+
+/// Records the lifecycle hooks the framework calls on it, in order, so scenarios can check
+/// when each hook runs. `willSave` counts saves in a stored attribute (a change made in
+/// `willSave` must be saved too); `awakeFromInsert` sets a starting name.
+public final class Probe: ManagedObject {
+    /// Name; "fresh" after `awakeFromInsert`.
+    @Attribute public var name: String
+    /// How many saves included this object (bumped by `willSave`).
+    @Attribute public var saves: Int32
+    /// Hook names, in the order they were called on this instance.
+    public private(set) var hooks: [String] = []
+
+    /// Records the hook and sets the starting name.
+    public override func awakeFromInsert() {
+        hooks.append("awakeFromInsert")
+        name = "fresh"
+    }
+    /// Records the hook.
+    public override func awakeFromFetch() { hooks.append("awakeFromFetch") }
+    /// Records the hook and counts the save (not for a deleted object).
+    public override func willSave() {
+        hooks.append("willSave")
+        if !isDeleted { saves += 1 }
+    }
+    /// Records the hook, marking saves of deletions ("didSave(deleted)").
+    public override func didSave() { hooks.append(isDeleted ? "didSave(deleted)" : "didSave") }
+    /// Records the hook.
+    public override func prepareForDeletion() { hooks.append("prepareForDeletion") }
+    /// Records the hook.
+    public override func didTurnIntoFault() { hooks.append("didTurnIntoFault") }
+}

@@ -146,6 +146,11 @@ public enum ConformanceModel {
                 e.attribute("name", .string)
                 e.toMany("vehicles", "Vehicle", inverse: "garage", deleteRule: .cascade)
             }
+            // Lifecycle hooks, recorded by the bound class.
+            m.entity("Probe", as: Probe.self) { e in
+                e.attribute("name", .string)
+                e.attribute("saves", .integer32, default: 0)
+            }
         }
     }
 }

@@ -4,8 +4,12 @@ extension ManagedObjectContext {
     /// Loads a fault's values (from the row cache or the store).
     func fulfillFaultIfNeeded(_ object: ManagedObject) throws {
         guard object.isFaultStorage else { return }
-        if object.isInaccessibleStorage || object.contextStorage == nil {
+        if object.contextStorage == nil {
             throw ObjectGraphError(.objectInaccessible, objectID: object.objectID, "\(object.objectID) is no longer in a context (deleted and saved, or its context was reset)")
+        }
+        if object.isInaccessibleStorage {
+            // Still registered, but an earlier attempt found no record: say so again, the same way.
+            throw ObjectGraphError(.objectNotFound, objectID: object.objectID, "the record for \(object.objectID) does not exist (deleted by another context or never saved)")
         }
         guard !object.objectID.isTemporary else {
             throw ObjectGraphError(.objectNotFound, objectID: object.objectID, "\(object.objectID) is a temporary ID that was never saved")

@@ -169,7 +169,8 @@ extension ManagedObjectContext {
                 }
             }
         }
-        for object in deletedStorage.values {
+        let deletedObjects = Array(deletedStorage.values)
+        for object in deletedObjects {
             saved.deleted.insert(object.objectID)
             unregister(object)
             object.contextStorage = nil
@@ -179,12 +180,19 @@ extension ManagedObjectContext {
             unregister(object)
             object.contextStorage = nil
             object.isInaccessibleStorage = true
+            object.isDeletedStorage = false
         }
         insertedStorage = [:]
         updatedStorage = [:]
         deletedStorage = [:]
         discardedInserts = [:]
         for object in savedObjects { object.didSave() }
+        // As in Core Data, a saved deletion is a save too: didSave runs with isDeleted still
+        // true, after which the object is no longer "deleted and not yet saved".
+        for object in deletedObjects {
+            object.didSave()
+            object.isDeletedStorage = false
+        }
         NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
     }
 

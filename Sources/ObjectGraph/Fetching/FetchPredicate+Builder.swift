@@ -32,6 +32,11 @@ extension PredicateOperand {
     public static func == (lhs: PredicateOperand, rhs: ObjectID?) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .equal, rhs.map { .object($0) } ?? .constant(.null)))
     }
+    /// `self != object` for a to-one key path; `!= nil` matches a set relationship, and
+    /// `.key("age") != nil` a present attribute value.
+    public static func != (lhs: PredicateExpression, rhs: ObjectID?) -> FetchPredicate {
+        .comparison(PredicateComparison(lhs, .notEqual, rhs.map { .object($0) } ?? .constant(.null)))
+    }
     /// `self IN values`
     public func isIn(_ values: [some AttributeValueConvertible]) -> FetchPredicate {
         .comparison(PredicateComparison(self, .in, .list(values.map { .constant($0.attributeValue) })))

@@ -86,7 +86,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func awakeFromFetch() {}
     /// Called before the object's changes are saved; changes made here are saved too.
     open func willSave() {}
-    /// Called after the object's changes were saved.
+    /// Called after the object's changes were saved, deletions included: a deleted object gets
+    /// `didSave` with ``isDeleted`` still `true` (as in Core Data), and is not deleted afterwards.
     open func didSave() {}
     /// Called when the object is deleted, before delete rules are applied.
     open func prepareForDeletion() {}
