@@ -175,9 +175,9 @@ extension FetchScenarios {
             try seedPeople(env)
             let context = env.newContext()
             var predicates: [FetchPredicate?] = [nil]
-            predicates.append(ObjectGraph.PredicateExpression.key("age") > 40)
-            predicates.append(ObjectGraph.PredicateExpression.key("age") == nil)
-            predicates.append(ObjectGraph.PredicateExpression.key("schoolClass.title") == "Math")
+            predicates.append(ObjectGraph.PredicateOperand.key("age") > 40)
+            predicates.append(ObjectGraph.PredicateOperand.key("age") == nil)
+            predicates.append(ObjectGraph.PredicateOperand.key("schoolClass.title") == "Math")
             predicates.append(FetchPredicate.any("subjects.name", .equal, "Logic"))
             predicates.append(.falsePredicate)
             try context.performAndWait {

@@ -44,7 +44,7 @@ enum FetchScenarios {
 
     /// A key path expression, for builder methods (`key("name").beginsWith("A")`) where a
     /// leading-dot `.key` has no contextual type to resolve against.
-    static func key(_ path: String) -> ObjectGraph.PredicateExpression { .keyPath(path) }
+    static func key(_ path: String) -> ObjectGraph.PredicateOperand { .keyPath(path) }
 
     /// Names of the students matching `predicate`, in `order` (natural name order by default).
     static func names(_ context: ManagedObjectContext, _ predicate: FetchPredicate?, _ order: [SortKey] = [SortKey("name")]) throws -> [String] {

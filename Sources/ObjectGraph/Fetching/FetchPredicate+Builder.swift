@@ -34,7 +34,7 @@ extension PredicateOperand {
     }
     /// `self != object` for a to-one key path; `!= nil` matches a set relationship, and
     /// `.key("age") != nil` a present attribute value.
-    public static func != (lhs: PredicateExpression, rhs: ObjectID?) -> FetchPredicate {
+    public static func != (lhs: PredicateOperand, rhs: ObjectID?) -> FetchPredicate {
         .comparison(PredicateComparison(lhs, .notEqual, rhs.map { .object($0) } ?? .constant(.null)))
     }
     /// `self IN values`
