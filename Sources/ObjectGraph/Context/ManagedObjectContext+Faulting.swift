@@ -14,6 +14,12 @@ extension ManagedObjectContext {
         guard !object.objectID.isTemporary else {
             throw ObjectGraphError(.objectNotFound, objectID: object.objectID, "\(object.objectID) is a temporary ID that was never saved")
         }
+        if let group = batchGroups[object.objectID] {
+            // The object came from a batched fetch: load its batch in one round trip.
+            for id in group.ids { batchGroups.removeValue(forKey: id) }
+            try fulfillFaults(group.ids.compactMap { registry[$0]?.object })
+            if !object.isFaultStorage { return }
+        }
         let snapshot: RowSnapshot?
         if let cached = coordinator.rowCache.snapshot(for: object.objectID) {
             statisticsStorage.rowCacheHits += 1
@@ -108,4 +114,10 @@ extension ManagedObjectContext {
         object.turnIntoFault()
         object.didTurnIntoFault()
     }
+}
+
+/// The IDs of one batch of a batched `fetch`, shared by its members.
+final class BatchGroup {
+    let ids: [ObjectID]
+    init(ids: [ObjectID]) { self.ids = ids }
 }

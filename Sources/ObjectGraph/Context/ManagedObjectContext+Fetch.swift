@@ -29,10 +29,30 @@ extension ManagedObjectContext {
             objects.append(typed)
         }
         if !faults.isEmpty { try fulfillFaults(faults) }
+        if request.fetchBatchSize > 0 && request.returnsObjectsAsFaults {
+            // Core Data's batch faulting: touching one object loads its whole batch.
+            var start = 0
+            while start < objects.count {
+                let group = BatchGroup(ids: objects[start..<min(objects.count, start + request.fetchBatchSize)].map(\.objectID))
+                for id in group.ids { batchGroups[id] = group }
+                start += request.fetchBatchSize
+            }
+        }
         for keyPath in request.relationshipKeyPathsForPrefetching {
             try prefetch(keyPath, from: objects, entity: entity)
         }
         return objects
+    }
+
+    /// The objects matching `request` as a lazily loaded collection: IDs now, objects a batch
+    /// of ``FetchRequest/fetchBatchSize`` at a time (500 when it is 0), with memory bounded
+    /// by the batch size however many objects match.
+    public func fetchBatched<T: ManagedObject>(_ request: FetchRequest<T>) throws -> BatchedFetchResults<T> {
+        try checkQueue("fetchBatched(_:)")
+        var idsOnly = request
+        idsOnly.returnsObjectsAsFaults = true
+        let ids = try executeFetch(idsOnly).ids
+        return BatchedFetchResults(context: self, objectIDs: ids, batchSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : 500)
     }
 
     /// The IDs of the objects matching `request`, in order.

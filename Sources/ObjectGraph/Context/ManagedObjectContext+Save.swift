@@ -234,6 +234,7 @@ extension ManagedObjectContext {
             object.isInaccessibleStorage = true
         }
         registry = [:]
+        batchGroups = [:]
         retained = [:]
         insertedStorage = [:]
         updatedStorage = [:]

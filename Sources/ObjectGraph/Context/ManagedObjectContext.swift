@@ -53,6 +53,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Inserted objects deleted before being saved: rules applied, never sent to the store.
     var discardedInserts: [ObjectIdentifier: ManagedObject] = [:]
     var changeLog = ChangeLog()
+    /// Members of batched fetches not loaded yet, by ID (see ``FetchRequest/fetchBatchSize``).
+    var batchGroups: [ObjectID: BatchGroup] = [:]
     var sweepThreshold = 4096
     var statisticsStorage = ContextStatistics()
 

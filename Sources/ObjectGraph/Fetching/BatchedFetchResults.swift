@@ -1,0 +1,79 @@
+/// A fetch result that holds only object IDs and materializes objects a batch at a time:
+/// Core Data's batched fetch, as a `RandomAccessCollection`.
+///
+/// Reading element `i` loads the whole batch containing it in one store round trip; only the
+/// most recently used batches are kept, so iterating a million objects keeps a bounded number
+/// alive (objects without changes are held weakly by their context and go away with their
+/// batch). Confined, like its objects, to its context's queue.
+public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessCollection {
+    /// The matching object IDs, in fetch order.
+    public let objectIDs: [ObjectID]
+    /// Objects loaded per round trip.
+    public let batchSize: Int
+    /// How many loaded batches are kept (the rest are released).
+    public let retainedBatches: Int
+    private let context: ManagedObjectContext
+    private var batches: [Int: [Element]] = [:]
+    private var recent: [Int] = []
+
+    init(context: ManagedObjectContext, objectIDs: [ObjectID], batchSize: Int, retainedBatches: Int = 2) {
+        self.context = context
+        self.objectIDs = objectIDs
+        self.batchSize = Swift.max(1, batchSize)
+        self.retainedBatches = Swift.max(1, retainedBatches)
+    }
+
+    /// The first index.
+    public var startIndex: Int { 0 }
+    /// One past the last index.
+    public var endIndex: Int { objectIDs.count }
+
+    /// The object at `position`, loading its batch if needed.
+    ///
+    /// A batch that cannot be loaded (the store failed, or records vanished) stops the
+    /// process with the reason, like any non-throwing object access; use ``batch(at:)`` to get
+    /// a thrown error instead.
+    public subscript(position: Int) -> Element {
+        do {
+            return try batch(at: position / batchSize)[position % batchSize]
+        } catch {
+            ManagedObject.trap("loading batch \(position / batchSize) of a batched fetch: \(error)")
+        }
+    }
+
+    /// The objects of batch `index` (elements `index * batchSize ..< (index + 1) * batchSize`),
+    /// loaded with one round trip if not already in memory.
+    public func batch(at index: Int) throws -> [Element] {
+        try context.checkQueue("a batched fetch result")
+        if let loaded = batches[index] {
+            touch(index)
+            return loaded
+        }
+        let start = index * batchSize
+        guard start >= 0, start < objectIDs.count else {
+            throw ObjectGraphError(.invalidFetch, "batch \(index) is out of range (\(objectIDs.count) results in batches of \(batchSize))")
+        }
+        let ids = objectIDs[start..<Swift.min(objectIDs.count, start + batchSize)]
+        let objects = ids.map(context.registeredOrFault)
+        try context.fulfillFaults(objects)
+        var typed: [Element] = []
+        typed.reserveCapacity(objects.count)
+        for object in objects {
+            guard let element = object as? Element else {
+                throw ObjectGraphError(.wrongValueType, objectID: object.objectID, "\(object.objectID) is a \(type(of: object)), not \(Element.self)")
+            }
+            typed.append(element)
+        }
+        batches[index] = typed
+        touch(index)
+        return typed
+    }
+
+    private func touch(_ index: Int) {
+        recent.removeAll { $0 == index }
+        recent.append(index)
+        while recent.count > retainedBatches {
+            batches.removeValue(forKey: recent.removeFirst())
+        }
+    }
+}
