@@ -26,6 +26,15 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var relationshipKeyPathsForPrefetching: [String] = []
     /// Values for `$VARIABLE`s in the predicate.
     public var substitutionVariables: [String: AttributeValue] = [:]
+    /// For ``ManagedObjectContext/fetchDictionaries(_:)``: the columns of each result.
+    public var propertiesToFetch: [FetchedProperty] = []
+    /// For dictionary fetches: key paths whose equal values form one group (each must also be
+    /// fetched as a ``FetchedProperty/key(_:as:)`` column).
+    public var propertiesToGroupBy: [String] = []
+    /// For dictionary fetches: a filter on result rows, by column name (SQL's HAVING).
+    public var havingPredicate: FetchPredicate?
+    /// For dictionary fetches: drop repeated rows.
+    public var returnsDistinctResults = false
 
     /// Creates a request.
     public init(entityName: String? = nil, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = []) {

@@ -1,0 +1,198 @@
+import Foundation
+
+/// Dictionary results: columns, aggregates, grouping, HAVING and DISTINCT — Core Data's
+/// `dictionaryResultType`, defined once here over the same matching objects as `fetch`, so
+/// every store gives the same rows.
+extension ManagedObjectContext {
+    /// One row of a dictionary fetch: column name → value (`.null` for none).
+    public typealias FetchedRow = [String: AttributeValue]
+
+    /// The rows of `request` as dictionaries of ``FetchRequest/propertiesToFetch`` columns.
+    ///
+    /// Without grouping, a request of plain columns gives one row per matching object, and a
+    /// request with aggregates gives one row over all of them. With
+    /// ``FetchRequest/propertiesToGroupBy``, each distinct combination of the group-by values
+    /// gives one row. ``FetchRequest/havingPredicate`` then filters rows by column name; sort
+    /// keys name columns; offset and limit apply last. Unsaved changes count as for `fetch`.
+    public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [FetchedRow] {
+        try checkQueue("fetchDictionaries(_:)")
+        let entity = try fetchEntity(of: request)
+        guard !request.propertiesToFetch.isEmpty else {
+            throw ObjectGraphError(.invalidFetch, "a dictionary fetch of \(entity.name) needs propertiesToFetch")
+        }
+        let columns = try request.propertiesToFetch.map { try ResolvedColumn($0, entity: entity, model: model) }
+        let groupBy = try request.propertiesToGroupBy.map { try ResolvedKeyPath.resolve($0, from: entity, in: model) }
+        let hasAggregates = columns.contains { $0.isAggregate }
+        if !groupBy.isEmpty {
+            for column in columns where !column.isAggregate {
+                guard case .value(let path) = column.property.kind, request.propertiesToGroupBy.contains(path) else {
+                    throw ObjectGraphError(.invalidFetch, key: column.property.name, "column '\(column.property.name)' of a grouped fetch must be an aggregate or one of the group-by key paths \(request.propertiesToGroupBy)")
+                }
+            }
+        }
+        var matching = request
+        matching.fetchOffset = 0
+        matching.fetchLimit = 0
+        matching.sortKeys = []
+        matching.returnsObjectsAsFaults = true
+        let objects = try fetch(matching)
+        try fulfillFaults(objects)
+        let evaluator = PredicateEvaluator(source: ObjectRowSource(context: self))
+
+        var rows: [FetchedRow] = []
+        if groupBy.isEmpty && !hasAggregates {
+            for object in objects {
+                var row = FetchedRow()
+                for column in columns { row[column.property.name] = try column.value(of: object, evaluator) }
+                rows.append(row)
+            }
+        } else {
+            var groups: [[AttributeValue]: [ManagedObject]] = [:]
+            var order: [[AttributeValue]] = []
+            for object in objects {
+                let key = try groupBy.map { try evaluator.sortValue($0, of: object) }
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(object)
+            }
+            if groupBy.isEmpty && order.isEmpty { order = [[]]; groups[[]] = [] }
+            for key in order {
+                let members = groups[key] ?? []
+                var row = FetchedRow()
+                for column in columns {
+                    row[column.property.name] = try column.aggregate(over: members, evaluator, groupKey: key, groupBy: request.propertiesToGroupBy)
+                }
+                rows.append(row)
+            }
+        }
+        if let having = request.havingPredicate {
+            rows = try rows.filter { try RowPredicate.evaluate(having, on: $0) }
+        }
+        if request.returnsDistinctResults {
+            var seen = Set<FetchedRow>()
+            rows = rows.filter { seen.insert($0).inserted }
+        }
+        if !request.sortKeys.isEmpty {
+            let names = Set(columns.map(\.property.name))
+            for key in request.sortKeys where !names.contains(key.keyPath) {
+                throw ObjectGraphError(.invalidFetch, key: key.keyPath, "a dictionary fetch sorts by its columns; '\(key.keyPath)' is not one of \(names.sorted())")
+            }
+            let prepared = rows.map { row in request.sortKeys.map { CompiledSort.prepare(row[$0.keyPath] ?? .null, $0.comparison) } }
+            let indexes = rows.indices.sorted { a, b in
+                for (position, key) in request.sortKeys.enumerated() {
+                    let order = CompiledSort.compare(prepared[a][position], prepared[b][position], key.comparison)
+                    if order == .orderedSame { continue }
+                    return key.ascending ? order == .orderedAscending : order == .orderedDescending
+                }
+                return a < b
+            }
+            rows = indexes.map { rows[$0] }
+        }
+        return PersistentStoreCoordinator.slice(rows, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
+    }
+}
+
+/// A fetched column resolved against the entity.
+private struct ResolvedColumn {
+    let property: FetchedProperty
+    let path: ResolvedKeyPath?
+
+    init(_ property: FetchedProperty, entity: EntityDescription, model: ManagedObjectModel) throws {
+        self.property = property
+        switch property.kind {
+        case .count: path = nil
+        case .value(let keyPath), .aggregate(_, let keyPath):
+            let resolved = try ResolvedKeyPath.resolve(keyPath, from: entity, in: model)
+            guard resolved.attributeType != nil, !resolved.yieldsMany else {
+                throw ObjectGraphError(.invalidFetch, key: keyPath, "column '\(property.name)': '\(keyPath)' must reach one attribute value (through to-one relationships, or an aggregate such as @count)")
+            }
+            path = resolved
+        }
+    }
+
+    var isAggregate: Bool {
+        if case .value = property.kind { return false }
+        return true
+    }
+
+    func value<S>(of object: ManagedObject, _ evaluator: PredicateEvaluator<S>) throws -> AttributeValue where S.Row == ManagedObject {
+        guard let path else { return .integer(1) }
+        return try evaluator.sortValue(path, of: object)
+    }
+
+    func aggregate<S>(over members: [ManagedObject], _ evaluator: PredicateEvaluator<S>, groupKey: [AttributeValue], groupBy: [String]) throws -> AttributeValue where S.Row == ManagedObject {
+        switch property.kind {
+        case .count: return .integer(Int64(members.count))
+        case .value(let keyPath):
+            if let index = groupBy.firstIndex(of: keyPath) { return groupKey[index] }
+            return try members.first.map { try value(of: $0, evaluator) } ?? .null
+        case .aggregate(let function, _):
+            return function.apply(try members.map { try value(of: $0, evaluator) })
+        }
+    }
+}
+
+/// Evaluates a predicate on a result row, by column name (for HAVING).
+enum RowPredicate {
+    static func evaluate(_ predicate: FetchPredicate, on row: ManagedObjectContext.FetchedRow) throws -> Bool {
+        switch predicate {
+        case .constant(let value): return value
+        case .and(let parts): return try parts.allSatisfy { try evaluate($0, on: row) }
+        case .or(let parts): return try parts.contains { try evaluate($0, on: row) }
+        case .not(let inner): return try !evaluate(inner, on: row)
+        case .comparison(let c):
+            let left = try operand(c.left, row)
+            switch c.op {
+            case .in:
+                guard case .list(let items) = c.right else { throw ObjectGraphError(.invalidFetch, "IN needs a list in a HAVING predicate") }
+                return try items.contains { equal(left, try operand($0, row), c.options) }
+            case .between:
+                guard case .list(let items) = c.right, items.count == 2 else { throw ObjectGraphError(.invalidFetch, "BETWEEN needs two bounds") }
+                guard let low = order(left, try operand(items[0], row), c.options), let high = order(left, try operand(items[1], row), c.options) else { return false }
+                return low != .orderedAscending && high != .orderedDescending
+            default: break
+            }
+            let right = try operand(c.right, row)
+            switch c.op {
+            case .equal: return equal(left, right, c.options)
+            case .notEqual: return !equal(left, right, c.options)
+            case .lessThan: return order(left, right, c.options) == .orderedAscending
+            case .lessThanOrEqual: return order(left, right, c.options).map { $0 != .orderedDescending } ?? false
+            case .greaterThan: return order(left, right, c.options) == .orderedDescending
+            case .greaterThanOrEqual: return order(left, right, c.options).map { $0 != .orderedAscending } ?? false
+            case .beginsWith, .endsWith, .contains:
+                guard case .string(let l) = left, case .string(let r) = right else { return false }
+                let a = TextFolding.fold(l, c.options), b = TextFolding.fold(r, c.options)
+                return c.op == .beginsWith ? a.hasPrefix(b) : c.op == .endsWith ? a.hasSuffix(b) : (b.isEmpty || a.contains(b))
+            default:
+                throw ObjectGraphError(.invalidFetch, "\(c.op.rawValue) is not supported in a HAVING predicate")
+            }
+        }
+    }
+
+    private static func operand(_ operand: PredicateOperand, _ row: ManagedObjectContext.FetchedRow) throws -> AttributeValue {
+        switch operand {
+        case .constant(let value): return value
+        case .keyPath(let name):
+            guard let value = row[name] else {
+                throw ObjectGraphError(.invalidFetch, key: name, "the HAVING predicate names '\(name)', which is not a fetched column (\(row.keys.sorted().joined(separator: ", ")))")
+            }
+            return value
+        default:
+            throw ObjectGraphError(.invalidFetch, "a HAVING predicate compares fetched columns with constants")
+        }
+    }
+
+    private static func equal(_ a: AttributeValue, _ b: AttributeValue, _ options: StringComparisonOptions) -> Bool {
+        if case .string(let x) = a, case .string(let y) = b, !options.isEmpty {
+            return TextFolding.fold(x, options) == TextFolding.fold(y, options)
+        }
+        return AttributeValue.predicateEqual(a, b)
+    }
+
+    private static func order(_ a: AttributeValue, _ b: AttributeValue, _ options: StringComparisonOptions) -> ComparisonResult? {
+        if case .string(let x) = a, case .string(let y) = b, !options.isEmpty {
+            return AttributeValue.compare(.string(TextFolding.fold(x, options)), .string(TextFolding.fold(y, options)))
+        }
+        return AttributeValue.compare(a, b)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphInMemory
+import Testing
+
+@Suite("Dictionary results")
+struct DictionaryFetchTests {
+    static func sales() throws -> (PersistentContainer, ManagedObjectContext) {
+        let (container, context) = try makeContext { m in
+            m.entity("Region") { e in
+                e.attribute("name", .string)
+                e.toMany("sales", "Sale", inverse: "region")
+            }
+            m.entity("Sale") { e in
+                e.attribute("product", .string)
+                e.attribute("amount", .double)
+                e.attribute("units", .integer32)
+                e.toOne("region", "Region", inverse: "sales")
+            }
+        }
+        try context.performAndWait {
+            var regions: [String: ManagedObject] = [:]
+            for name in ["North", "South"] {
+                let region = try context.insertObject(entityName: "Region")
+                try region.setValue(name, forKey: "name")
+                regions[name] = region
+            }
+            let rows: [(String, Double, Int, String)] = [
+                ("apple", 10, 1, "North"), ("apple", 20, 2, "South"), ("pear", 5, 1, "North"),
+                ("pear", 7, 3, "North"), ("plum", 1, 1, "South"),
+            ]
+            for (product, amount, units, region) in rows {
+                let sale = try context.insertObject(entityName: "Sale")
+                try sale.setValue(product, forKey: "product")
+                try sale.setValue(amount, forKey: "amount")
+                try sale.setValue(units, forKey: "units")
+                try sale.setValue(regions[region], forKey: "region")
+            }
+            try context.save()
+        }
+        return (container, context)
+    }
+
+    @Test("plain columns give one row per object, including key paths through to-one")
+    func plainColumns() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Sale", predicate: key("amount") > 6.0, sortKeys: [SortKey("amount")])
+            request.propertiesToFetch = [.key("product"), .key("region.name", as: "region"), .key("amount")]
+            let rows = try context.fetchDictionaries(request)
+            #expect(rows == [
+                ["product": "pear", "region": "North", "amount": 7.0],
+                ["product": "apple", "region": "North", "amount": 10.0],
+                ["product": "apple", "region": "South", "amount": 20.0],
+            ])
+        }
+    }
+
+    @Test("group by with sum, average, min, max and count; HAVING; sort by column")
+    func grouping() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Sale", sortKeys: [SortKey("total", ascending: false)])
+            request.propertiesToFetch = [.key("product"), .sum("amount", as: "total"), .average("units", as: "meanUnits"),
+                                         .minimum("amount", as: "low"), .maximum("amount", as: "high"), .count(as: "sales")]
+            request.propertiesToGroupBy = ["product"]
+            let rows = try context.fetchDictionaries(request)
+            #expect(rows.map { $0["product"] } == ["apple", "pear", "plum"])
+            #expect(rows[0]["total"] == .double(30))
+            #expect(rows[1]["meanUnits"] == .double(2))
+            #expect(rows[1]["low"] == .double(5) && rows[1]["high"] == .double(7))
+            #expect(rows.map { $0["sales"] } == [.integer(2), .integer(2), .integer(1)])
+            request.havingPredicate = key("sales") >= 2 && key("total") < 25.0
+            #expect(try context.fetchDictionaries(request).map { $0["product"] } == ["pear"])
+        }
+    }
+
+    @Test("aggregates without grouping give one row; an empty match still gives it")
+    func wholeResultAggregates() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait { () throws in
+            var request = FetchRequest<ManagedObject>(entityName: "Sale")
+            request.propertiesToFetch = [.sum("units", as: "units"), .count(as: "n")]
+            #expect(try context.fetchDictionaries(request) == [["units": .integer(8), "n": .integer(5)]])
+            request.predicate = key("amount") > 1000.0
+            #expect(try context.fetchDictionaries(request) == [["units": .integer(0), "n": .integer(0)]])
+        }
+    }
+
+    @Test("distinct rows, paging, grouping through a to-one key path, unsaved changes")
+    func distinctAndPending() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Sale", sortKeys: [SortKey("product")])
+            request.propertiesToFetch = [.key("product")]
+            request.returnsDistinctResults = true
+            #expect(try context.fetchDictionaries(request).map { $0["product"] } == ["apple", "pear", "plum"])
+            request.fetchOffset = 1
+            request.fetchLimit = 1
+            #expect(try context.fetchDictionaries(request).map { $0["product"] } == ["pear"])
+
+            let extra = try context.insertObject(entityName: "Sale")
+            try extra.setValue("fig", forKey: "product")
+            try extra.setValue(2.0, forKey: "amount")
+            try extra.setValue(4, forKey: "units")
+            var byRegion = FetchRequest<ManagedObject>(entityName: "Sale", sortKeys: [SortKey("region")])
+            byRegion.propertiesToFetch = [.key("region.name", as: "region"), .sum("units", as: "units")]
+            byRegion.propertiesToGroupBy = ["region.name"]
+            let rows = try context.fetchDictionaries(byRegion)
+            #expect(rows == [["region": .null, "units": .integer(4)], ["region": "North", "units": .integer(5)], ["region": "South", "units": .integer(3)]])
+        }
+    }
+
+    @Test("bad dictionary requests are typed errors")
+    func errors() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait { () throws in
+            var request = FetchRequest<ManagedObject>(entityName: "Sale")
+            #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
+            request.propertiesToFetch = [.key("nope")]
+            #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
+            request.propertiesToFetch = [.key("product"), .key("amount")]
+            request.propertiesToGroupBy = ["product"]
+            let ungrouped = #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
+            #expect(ungrouped?.key == "amount")
+            request.propertiesToFetch = [.key("product")]
+            request.havingPredicate = key("missing") > 1
+            #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
+            request.havingPredicate = nil
+            request.sortKeys = [SortKey("amount")]
+            #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
+        }
+    }
+}
