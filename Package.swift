@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ObjectGraphInMemory", targets: ["ObjectGraphInMemory"]),
+        .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
         .library(name: "ObjectGraphConformance", targets: ["ObjectGraphConformance"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
     ],
@@ -25,6 +26,16 @@ let package = Package(
             dependencies: ["ObjectGraph"],
             path: "Backends/InMemory"
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Backends/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "ObjectGraphSQLite",
+            dependencies: ["ObjectGraph", "CSQLite"],
+            path: "Backends/SQLite"
+        ),
         .target(
             name: "ObjectGraphConformance",
             dependencies: [
@@ -36,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "objectgraph",
             dependencies: [
-                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphConformance",
+                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/objectgraph"
@@ -51,8 +62,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphConformance"],
+            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphConformance"],
             path: "Tests/ConformanceTests"
+        ),
+        .testTarget(
+            name: "SQLiteTests",
+            dependencies: ["ObjectGraph", "ObjectGraphSQLite", "CSQLite"],
+            path: "Tests/SQLiteTests"
         ),
         .testTarget(
             name: "InMemoryTests",

@@ -2,11 +2,13 @@ import Foundation
 import ObjectGraph
 import ObjectGraphConformance
 import ObjectGraphInMemory
+import ObjectGraphSQLite
 
 /// Every built-in backend, plus test-only variants. Adding a backend to the matrix is adding
 /// one entry here.
 let allBackends: [ConformanceBackend] = [
     ConformanceBackend(name: "memory") { _ in .inMemory() },
+    ConformanceBackend(name: "sqlite") { directory in .sqlite(at: directory.appendingPathComponent("store.sqlite")) },
     // The pushdown contract: a store that evaluates nothing natively must give the same
     // answers, because the shared layer completes the predicate, sort and range.
     ConformanceBackend(name: "memory-no-pushdown") { _ in

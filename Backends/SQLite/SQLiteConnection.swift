@@ -1,0 +1,194 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+
+/// One libsqlite3 connection with a cache of prepared statements keyed by SQL text.
+///
+/// Not thread-safe: the owning store serializes every use (the coordinator calls a store one
+/// call at a time).
+final class SQLiteConnection {
+    private(set) var handle: OpaquePointer?
+    private var statements: [String: SQLiteStatement] = [:]
+    let path: String
+
+    init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: status, message: message, sql: nil).storeError("opening \(path)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5_000)
+    }
+
+    deinit { close() }
+
+    func close() {
+        for statement in statements.values { statement.finalize() }
+        statements = [:]
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    func lastError(_ status: Int32, sql: String?) -> SQLiteError {
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
+        return SQLiteError(code: status, message: message, sql: sql)
+    }
+
+    /// Runs SQL without results (several statements allowed).
+    func execute(_ sql: String) throws {
+        guard let handle else { throw StoreError(.closed, "the SQLite store at \(path) is closed") }
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if status != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? "error \(status)"
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: status, message: message, sql: sql).storeError("running SQL on \(path)")
+        }
+    }
+
+    /// A cached prepared statement for `sql`, reset and with bindings cleared.
+    func prepare(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        guard let handle else { throw StoreError(.closed, "the SQLite store at \(path) is closed") }
+        var raw: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard status == SQLITE_OK, let raw else {
+            throw lastError(status, sql: sql).storeError("preparing SQL on \(path)")
+        }
+        let statement = SQLiteStatement(raw, connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+}
+
+/// A prepared statement: bind values by position, step through rows, read columns.
+final class SQLiteStatement {
+    private let raw: OpaquePointer
+    private unowned let connection: SQLiteConnection
+    let sql: String
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(_ raw: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.raw = raw
+        self.connection = connection
+        self.sql = sql
+    }
+
+    func finalize() { sqlite3_finalize(raw) }
+
+    func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    /// Binds a value at 1-based `index`. Strings and bytes are bound with their exact length,
+    /// so NUL bytes survive; empty data is a zero-length blob, not NULL.
+    func bind(_ value: AttributeValue, at index: Int32) throws {
+        let status: Int32
+        switch value {
+        case .null: status = sqlite3_bind_null(raw, index)
+        case .integer(let v): status = sqlite3_bind_int64(raw, index, v)
+        case .double(let v): status = sqlite3_bind_double(raw, index, v)
+        case .bool(let v): status = sqlite3_bind_int64(raw, index, v ? 1 : 0)
+        case .date(let d): status = sqlite3_bind_double(raw, index, d.timeIntervalSinceReferenceDate)
+        case .string(let s): status = bindText(s, at: index)
+        case .decimal(let d): status = bindText(d.description, at: index)
+        case .uuid(let u): status = bindText(u.uuidString, at: index)
+        case .uri(let u): status = bindText(u.absoluteString, at: index)
+        case .data(let data):
+            if data.isEmpty {
+                status = sqlite3_bind_zeroblob(raw, index, 0)
+            } else {
+                status = data.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob64(raw, index, buffer.baseAddress, sqlite3_uint64(buffer.count), Self.transient)
+                }
+            }
+        }
+        guard status == SQLITE_OK else { throw connection.lastError(status, sql: sql).storeError("binding a value") }
+    }
+
+    private func bindText(_ text: String, at index: Int32) -> Int32 {
+        var copy = text
+        return copy.withUTF8 { buffer -> Int32 in
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                // An empty string is an empty text value, not NULL.
+                return sqlite3_bind_text64(raw, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                sqlite3_bind_text64(raw, index, pointer, sqlite3_uint64(buffer.count), Self.transient, UInt8(SQLITE_UTF8))
+            }
+        }
+    }
+
+    func bind(_ value: Int64, at index: Int32) throws {
+        let status = sqlite3_bind_int64(raw, index, value)
+        guard status == SQLITE_OK else { throw connection.lastError(status, sql: sql).storeError("binding a value") }
+    }
+
+    func bind(_ value: String, at index: Int32) throws {
+        let status = bindText(value, at: index)
+        guard status == SQLITE_OK else { throw connection.lastError(status, sql: sql).storeError("binding a value") }
+    }
+
+    /// Advances to the next row; false when done.
+    func step() throws -> Bool {
+        let status = sqlite3_step(raw)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.lastError(status, sql: sql).storeError("running a statement")
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+
+    func double(_ column: Int32) -> Double { sqlite3_column_double(raw, column) }
+
+    func string(_ column: Int32) -> String? {
+        guard let text = sqlite3_column_text(raw, column) else { return isNull(column) ? nil : "" }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func data(_ column: Int32) -> Data? {
+        if isNull(column) { return nil }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        guard count > 0, let bytes = sqlite3_column_blob(raw, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    /// Reads a column as the attribute type expects it.
+    func value(_ column: Int32, as type: AttributeType) -> AttributeValue {
+        if isNull(column) { return .null }
+        switch type {
+        case .integer16, .integer32, .integer64: return .integer(int64(column))
+        case .double, .float: return .double(double(column))
+        case .boolean: return .bool(int64(column) != 0)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: double(column)))
+        case .string: return string(column).map { .string($0) } ?? .null
+        case .decimal: return string(column).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) } ?? .null
+        case .uuid: return string(column).flatMap(UUID.init(uuidString:)).map { .uuid($0) } ?? .null
+        case .uri: return string(column).flatMap { URL(string: $0) }.map { .uri($0) } ?? .null
+        case .binaryData, .transformable: return data(column).map { .data($0) } ?? .null
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import ObjectGraph
+
+/// How a model maps onto SQLite tables, in the spirit of Core Data's layout:
+///
+/// - one table per entity hierarchy (`"Chat"`), sub-entities sharing their root's table, with
+///   `pk INTEGER PRIMARY KEY`, `entity` (the concrete entity's name) and `version` (the
+///   optimistic-lock version);
+/// - one column per stored attribute, `"a:Declaring.name"`;
+/// - two columns per stored to-one relationship, `"fk:Declaring.name"` (the destination's
+///   primary key) and `"fke:Declaring.name"` (its concrete entity, for polymorphic
+///   destinations);
+/// - a to-many whose inverse is to-one is read from that foreign key (plus, when ordered, an
+///   order column `"ord:Declaring.name"` on the destination's table); every other to-many —
+///   many-to-many (one join table per direction) and many-to-nil — is a join table
+///   `"j:Declaring.name"(src, dst, dste, pos)`, so one destination can belong to many owners;
+/// - `og_metadata` (store UUID, model version hash, user metadata) and `og_primary_keys`
+///   (the next key per hierarchy).
+///
+/// Columns carry no type affinity, so SQLite keeps each value exactly as bound (an integer
+/// stays an integer, -0.0 stays -0.0).
+struct SQLiteSchema {
+    enum ToManyStorage {
+        /// Members are rows of `table` whose `fk` column holds the source's key.
+        case foreignKey(table: String, fk: String, order: String?)
+        /// Members are rows of the join table.
+        case join(table: String)
+        /// Not stored.
+        case transient
+    }
+
+    struct EntityLayout {
+        let entity: EntityDescription
+        let table: String
+        let attributeColumns: [String?]
+        let toOneColumns: [(pk: String, entity: String)?]
+        let toMany: [ToManyStorage]
+    }
+
+    let model: ManagedObjectModel
+    let entities: [EntityDescription]
+    private(set) var layouts: [String: EntityLayout] = [:]
+    /// Root entity name → every column of its table, in a stable order.
+    private(set) var tableColumns: [String: [String]] = [:]
+    /// Join table name → the relationship it stores.
+    private(set) var joinTables: [String: RelationshipDescription] = [:]
+
+    static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func table(_ root: String) -> String { quote(root) }
+    static func attributeColumn(_ attribute: AttributeDescription) -> String { quote("a:\(attribute.entityName).\(attribute.name)") }
+    static func foreignKey(_ relationship: RelationshipDescription) -> (pk: String, entity: String) {
+        (quote("fk:\(relationship.entityName).\(relationship.name)"), quote("fke:\(relationship.entityName).\(relationship.name)"))
+    }
+    static func orderColumn(_ relationship: RelationshipDescription) -> String { quote("ord:\(relationship.entityName).\(relationship.name)") }
+    static func joinTable(_ relationship: RelationshipDescription) -> String { quote("j:\(relationship.entityName).\(relationship.name)") }
+
+    init(model: ManagedObjectModel, entities: [EntityDescription]) {
+        self.model = model
+        self.entities = entities
+        var columns: [String: [String]] = [:]
+        func addColumn(_ root: String, _ column: String) {
+            if !(columns[root]?.contains(column) ?? false) { columns[root, default: []].append(column) }
+        }
+        for entity in entities {
+            let table = Self.table(entity.rootName)
+            _ = columns[entity.rootName, default: []]
+            let attributeColumns = entity.attributes.map { $0.isTransient ? nil : Self.attributeColumn($0) }
+            for column in attributeColumns.compactMap({ $0 }) { addColumn(entity.rootName, column) }
+            let toOneColumns: [(pk: String, entity: String)?] = entity.toOneRelationships.map { $0.isTransient ? nil : Self.foreignKey($0) }
+            for pair in toOneColumns.compactMap({ $0 }) { addColumn(entity.rootName, pair.pk); addColumn(entity.rootName, pair.entity) }
+            var toMany: [ToManyStorage] = []
+            for relationship in entity.toManyRelationships {
+                if relationship.isTransient { toMany.append(.transient); continue }
+                if relationship.hasInverse && !relationship.inverseIsToMany, let inverse = model.inverse(of: relationship) {
+                    let destination = model.destination(of: relationship)
+                    let order = relationship.isOrdered ? Self.orderColumn(relationship) : nil
+                    toMany.append(.foreignKey(table: Self.table(destination.rootName), fk: Self.foreignKey(inverse).pk, order: order))
+                } else {
+                    let join = Self.joinTable(relationship)
+                    joinTables[join] = relationship
+                    toMany.append(.join(table: join))
+                }
+            }
+            layouts[entity.name] = EntityLayout(entity: entity, table: table, attributeColumns: attributeColumns, toOneColumns: toOneColumns, toMany: toMany)
+        }
+        // Order columns live on the destination's table.
+        for entity in entities {
+            for relationship in entity.toManyRelationships where relationship.isOrdered && !relationship.isTransient {
+                if case .foreignKey? = layouts[entity.name]?.toMany[relationship.slot] {
+                    addColumn(model.destination(of: relationship).rootName, Self.orderColumn(relationship))
+                }
+            }
+        }
+        self.tableColumns = columns
+    }
+
+    func layout(_ entityName: String) throws -> EntityLayout {
+        guard let layout = layouts[entityName] else {
+            throw StoreError(.missingRow, "the SQLite store does not hold entity \(entityName)")
+        }
+        return layout
+    }
+
+    /// The SQL that creates every table and index.
+    var creationSQL: String {
+        var sql = """
+            CREATE TABLE og_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE og_primary_keys (root TEXT PRIMARY KEY, next INTEGER NOT NULL);
+
+            """
+        for (root, columns) in tableColumns.sorted(by: { $0.key < $1.key }) {
+            let table = Self.table(root)
+            let body = (["pk INTEGER PRIMARY KEY", "entity TEXT NOT NULL", "version INTEGER NOT NULL"] + columns).joined(separator: ", ")
+            sql += "CREATE TABLE \(table) (\(body));\n"
+            sql += "CREATE INDEX \(Self.quote("ix:\(root).entity")) ON \(table) (entity);\n"
+            for column in columns where column.hasPrefix("\"fk:") {
+                sql += "CREATE INDEX \(Self.quote("ix:\(root).\(column.dropFirst().dropLast())")) ON \(table) (\(column));\n"
+            }
+        }
+        for entity in entities {
+            for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient && attribute.entityName == entity.name {
+                let column = Self.attributeColumn(attribute)
+                sql += "CREATE INDEX \(Self.quote("ix:\(attribute.entityName).\(attribute.name)")) ON \(Self.table(entity.rootName)) (\(column));\n"
+            }
+        }
+        for (join, _) in joinTables.sorted(by: { $0.key < $1.key }) {
+            let bare = String(join.dropFirst().dropLast())
+            sql += "CREATE TABLE \(join) (src INTEGER NOT NULL, dst INTEGER NOT NULL, dste TEXT NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY (src, dst)) WITHOUT ROWID;\n"
+            sql += "CREATE INDEX \(Self.quote("ix:\(bare).dst")) ON \(join) (dst);\n"
+            sql += "CREATE INDEX \(Self.quote("ix:\(bare).pos")) ON \(join) (src, pos);\n"
+        }
+        return sql
+    }
+}

@@ -1,0 +1,112 @@
+import CSQLite
+import ObjectGraph
+
+/// Reading rows, relationship members and fetch candidates.
+extension SQLiteStore {
+    /// The columns selected for rows of `root`: pk, entity, version, then the table's columns.
+    func selectList(_ root: String) -> String {
+        (["pk", "entity", "version"] + (schema.tableColumns[root] ?? [])).joined(separator: ", ")
+    }
+
+    /// Builds a snapshot from the current row of `statement` (selected with ``selectList(_:)``).
+    func snapshot(from statement: SQLiteStatement, root: String) throws -> RowSnapshot? {
+        guard let entityName = statement.string(1), let layout = schema.layouts[entityName] else { return nil }
+        let columns = schema.tableColumns[root] ?? []
+        var index: [String: Int32] = [:]
+        for (offset, column) in columns.enumerated() { index[column] = Int32(offset + 3) }
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(layout.attributeColumns.count)
+        for (slot, column) in layout.attributeColumns.enumerated() {
+            guard let column, let position = index[column] else { attributes.append(.null); continue }
+            attributes.append(statement.value(position, as: layout.entity.attributes[slot].type))
+        }
+        var toOne: [ObjectID?] = []
+        for pair in layout.toOneColumns {
+            guard let pair, let pk = index[pair.pk], let entity = index[pair.entity], !statement.isNull(pk),
+                  let destination = statement.string(entity) else { toOne.append(nil); continue }
+            toOne.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: statement.int64(pk)))
+        }
+        return RowSnapshot(
+            objectID: ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: statement.int64(0)),
+            version: statement.int64(2), attributes: attributes, toOne: toOne)
+    }
+
+    /// Candidate rows; predicates, sorts and ranges are completed by the shared layer.
+    public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        try withConnection { connection in
+            let root = request.entity.rootName
+            let names = request.entityNames.sorted()
+            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            let sql = "SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE entity IN (\(placeholders)) ORDER BY pk"
+            let statement = try connection.prepare(sql)
+            for (offset, name) in names.enumerated() { try statement.bind(name, at: Int32(offset + 1)) }
+            var rows: [RowSnapshot] = []
+            while try statement.step() {
+                if let row = try snapshot(from: statement, root: root) { rows.append(row) }
+            }
+            return StoreFetchResult(snapshots: rows, applied: [])
+        }
+    }
+
+    /// Rows for the IDs that exist, in chunks of `WHERE pk IN (…)`.
+    public func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
+        try withConnection { connection in
+            var byRoot: [String: [(Int64, ObjectID)]] = [:]
+            for id in ids where id.storeIdentifier == identifier {
+                guard let pk = id.primaryKey, let entity = model.entity(named: id.entityName) else { continue }
+                byRoot[entity.rootName, default: []].append((pk, id))
+            }
+            var result: [RowSnapshot] = []
+            result.reserveCapacity(ids.count)
+            for (root, keys) in byRoot {
+                var start = 0
+                while start < keys.count {
+                    let chunk = keys[start..<min(keys.count, start + 500)]
+                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    let statement = try connection.prepare("SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(placeholders))")
+                    for (offset, key) in chunk.enumerated() { try statement.bind(key.0, at: Int32(offset + 1)) }
+                    let wanted = Dictionary(chunk.map { ($0.0, $0.1.entityName) }, uniquingKeysWith: { a, _ in a })
+                    while try statement.step() {
+                        guard let row = try snapshot(from: statement, root: root), wanted[row.objectID.primaryKey ?? -1] == row.objectID.entityName else { continue }
+                        result.append(row)
+                    }
+                    start += 500
+                }
+            }
+            return result
+        }
+    }
+
+    /// Members from the foreign key (ordered by the order column) or the join table.
+    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+        try withConnection { connection in
+            var result: [ObjectID: [ObjectID]] = [:]
+            for source in sources { result[source] = [] }
+            guard let sourceLayout = sources.first.flatMap({ schema.layouts[$0.entityName] }) else { return result }
+            let storage = sourceLayout.toMany[relationship.slot]
+            let bySourceKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
+            let keys = Array(bySourceKey.keys)
+            var start = 0
+            while start < keys.count {
+                let chunk = keys[start..<min(keys.count, start + 500)]
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let sql: String
+                switch storage {
+                case .transient: return result
+                case .foreignKey(let table, let fk, let order):
+                    sql = "SELECT \(fk), pk, entity FROM \(table) WHERE \(fk) IN (\(placeholders)) ORDER BY \(fk), \(order.map { "\($0), " } ?? "")pk"
+                case .join(let table):
+                    sql = "SELECT src, dst, dste FROM \(table) WHERE src IN (\(placeholders)) ORDER BY src, pos"
+                }
+                let statement = try connection.prepare(sql)
+                for (offset, key) in chunk.enumerated() { try statement.bind(key, at: Int32(offset + 1)) }
+                while try statement.step() {
+                    guard let source = bySourceKey[statement.int64(0)], let entity = statement.string(2) else { continue }
+                    result[source, default: []].append(ObjectID(entityName: entity, storeIdentifier: identifier, primaryKey: statement.int64(1)))
+                }
+                start += 500
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+
+/// Saving: one `BEGIN IMMEDIATE … COMMIT` per change set; any failure rolls everything back.
+extension SQLiteStore {
+    /// Checks versions and applies the change set in one transaction.
+    public func save(_ changes: StoreChangeSet) throws {
+        try withConnection { connection in
+            try connection.execute("BEGIN IMMEDIATE;")
+            do {
+                try apply(changes, connection)
+                try connection.execute("COMMIT;")
+            } catch {
+                try? connection.execute("ROLLBACK;")
+                throw error
+            }
+        }
+    }
+
+    private func root(of id: ObjectID) throws -> (root: String, pk: Int64, layout: SQLiteSchema.EntityLayout) {
+        guard id.storeIdentifier == identifier, let pk = id.primaryKey else {
+            throw StoreError(.missingRow, "\(id) is not a permanent ID of SQLite store \(identifier)")
+        }
+        let layout = try schema.layout(id.entityName)
+        return (layout.entity.rootName, pk, layout)
+    }
+
+    /// Column names and values of a snapshot, in the layout's order.
+    private func columns(of snapshot: RowSnapshot, _ layout: SQLiteSchema.EntityLayout) -> ([String], [AttributeValue]) {
+        var names: [String] = []
+        var values: [AttributeValue] = []
+        for (slot, column) in layout.attributeColumns.enumerated() {
+            guard let column else { continue }
+            names.append(column)
+            values.append(snapshot.attributes[slot])
+        }
+        for (slot, pair) in layout.toOneColumns.enumerated() {
+            guard let pair else { continue }
+            names.append(pair.pk)
+            names.append(pair.entity)
+            if let id = snapshot.toOne[slot], let pk = id.primaryKey {
+                values.append(.integer(pk))
+                values.append(.string(id.entityName))
+            } else {
+                values.append(.null)
+                values.append(.null)
+            }
+        }
+        return (names, values)
+    }
+
+    private func storedVersion(_ connection: SQLiteConnection, root: String, pk: Int64) throws -> Int64? {
+        let statement = try connection.prepare("SELECT version FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
+        try statement.bind(pk, at: 1)
+        return try statement.step() ? statement.int64(0) : nil
+    }
+
+    private func storedSnapshot(_ connection: SQLiteConnection, _ id: ObjectID, root: String, pk: Int64) throws -> RowSnapshot? {
+        let statement = try connection.prepare("SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
+        try statement.bind(pk, at: 1)
+        return try statement.step() ? try snapshot(from: statement, root: root) : nil
+    }
+
+    private func apply(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws {
+        var conflicts: [StoreError.Conflict] = []
+        for update in changes.updated {
+            let (root, pk, layout) = try root(of: update.values.objectID)
+            let (names, values) = columns(of: update.values, layout)
+            let assignments = (["version = ?"] + names.map { "\($0) = ?" }).joined(separator: ", ")
+            let statement = try connection.prepare("UPDATE \(SQLiteSchema.table(root)) SET \(assignments) WHERE pk = ? AND version = ?")
+            try statement.bind(update.values.version, at: 1)
+            for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 2)) }
+            try statement.bind(pk, at: Int32(values.count + 2))
+            try statement.bind(update.expectedVersion, at: Int32(values.count + 3))
+            try statement.run()
+            if connection.changes == 0 {
+                let stored = try storedSnapshot(connection, update.values.objectID, root: root, pk: pk)
+                conflicts.append(.init(objectID: update.values.objectID, expectedVersion: update.expectedVersion, storedVersion: stored?.version, storedSnapshot: stored))
+            }
+        }
+        for deletion in changes.deleted {
+            guard let expected = deletion.expectedVersion else { continue }
+            let (root, pk, _) = try root(of: deletion.objectID)
+            let stored = try storedSnapshot(connection, deletion.objectID, root: root, pk: pk)
+            if stored?.version != expected {
+                conflicts.append(.init(objectID: deletion.objectID, expectedVersion: expected, storedVersion: stored?.version, storedSnapshot: stored))
+            }
+        }
+        if !conflicts.isEmpty {
+            throw StoreError(.conflict, "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read", conflicts: conflicts)
+        }
+        for snapshot in changes.inserted {
+            let (root, pk, layout) = try root(of: snapshot.objectID)
+            let (names, values) = columns(of: snapshot, layout)
+            let list = (["pk", "entity", "version"] + names).joined(separator: ", ")
+            let placeholders = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
+            let statement = try connection.prepare("INSERT INTO \(SQLiteSchema.table(root)) (\(list)) VALUES (\(placeholders))")
+            try statement.bind(pk, at: 1)
+            try statement.bind(snapshot.objectID.entityName, at: 2)
+            try statement.bind(snapshot.version, at: 3)
+            for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 4)) }
+            try statement.run()
+        }
+        for change in changes.toMany {
+            let (_, pk, layout) = try root(of: change.source)
+            switch layout.toMany[change.relationship.slot] {
+            case .transient:
+                continue
+            case .foreignKey(let table, _, let order):
+                // Membership lives in the destinations' foreign keys (saved as row updates);
+                // only the order of an ordered relationship is written here.
+                guard let order, let members = change.order else { continue }
+                let statement = try connection.prepare("UPDATE \(table) SET \(order) = ? WHERE pk = ?")
+                for (position, member) in members.enumerated() {
+                    guard let memberKey = member.primaryKey else { continue }
+                    try statement.bind(Int64(position) * 1024, at: 1)
+                    try statement.bind(memberKey, at: 2)
+                    try statement.run()
+                    statement.reset()
+                }
+            case .join(let table):
+                if !change.removed.isEmpty {
+                    let remove = try connection.prepare("DELETE FROM \(table) WHERE src = ? AND dst = ?")
+                    for member in change.removed {
+                        guard let memberKey = member.primaryKey else { continue }
+                        try remove.bind(pk, at: 1)
+                        try remove.bind(memberKey, at: 2)
+                        try remove.run()
+                        remove.reset()
+                    }
+                }
+                if let members = change.order {
+                    try rewriteJoin(table, source: pk, members: members, connection)
+                } else if !change.added.isEmpty {
+                    let next = try connection.prepare("SELECT COALESCE(MAX(pos), -1) + 1 FROM \(table) WHERE src = ?")
+                    try next.bind(pk, at: 1)
+                    var position: Int64 = try next.step() ? next.int64(0) : 0
+                    let add = try connection.prepare("INSERT OR IGNORE INTO \(table) (src, dst, dste, pos) VALUES (?, ?, ?, ?)")
+                    for member in change.added {
+                        guard let memberKey = member.primaryKey else { continue }
+                        try add.bind(pk, at: 1)
+                        try add.bind(memberKey, at: 2)
+                        try add.bind(member.entityName, at: 3)
+                        try add.bind(position, at: 4)
+                        try add.run()
+                        add.reset()
+                        position += 1
+                    }
+                }
+            }
+        }
+        for deletion in changes.deleted {
+            let (root, pk, layout) = try root(of: deletion.objectID)
+            let statement = try connection.prepare("DELETE FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
+            try statement.bind(pk, at: 1)
+            try statement.run()
+            // Join rows of the deleted row, and join rows pointing at it: nothing dangles in a join table.
+            for storage in layout.toMany {
+                if case .join(let table) = storage {
+                    let own = try connection.prepare("DELETE FROM \(table) WHERE src = ?")
+                    try own.bind(pk, at: 1)
+                    try own.run()
+                }
+            }
+            for (table, relationship) in schema.joinTables where model.destination(of: relationship).hierarchyNames.contains(deletion.objectID.entityName) {
+                let pointing = try connection.prepare("DELETE FROM \(table) WHERE dst = ? AND dste = ?")
+                try pointing.bind(pk, at: 1)
+                try pointing.bind(deletion.objectID.entityName, at: 2)
+                try pointing.run()
+            }
+        }
+        if let user = changes.userMetadata {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let json = String(decoding: try encoder.encode(user), as: UTF8.self)
+            let statement = try connection.prepare("UPDATE og_metadata SET value = ? WHERE key = 'userInfo'")
+            try statement.bind(json, at: 1)
+            try statement.run()
+        }
+    }
+
+    private func rewriteJoin(_ table: String, source: Int64, members: [ObjectID], _ connection: SQLiteConnection) throws {
+        let clear = try connection.prepare("DELETE FROM \(table) WHERE src = ?")
+        try clear.bind(source, at: 1)
+        try clear.run()
+        let add = try connection.prepare("INSERT OR IGNORE INTO \(table) (src, dst, dste, pos) VALUES (?, ?, ?, ?)")
+        for (position, member) in members.enumerated() {
+            guard let memberKey = member.primaryKey else { continue }
+            try add.bind(source, at: 1)
+            try add.bind(memberKey, at: 2)
+            try add.bind(member.entityName, at: 3)
+            try add.bind(Int64(position) * 1024, at: 4)
+            try add.run()
+            add.reset()
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+import Synchronization
+
+/// ObjectGraph's SQLite store: an incremental store that reads and writes only what is asked,
+/// in one SQLite file (WAL journal, `synchronous=NORMAL` unless the `synchronous` option says
+/// `FULL`).
+///
+/// The table layout is described on ``SQLiteSchema``. A file that is not SQLite, or is SQLite
+/// but not an ObjectGraph store, is refused with a typed ``ObjectGraph/StoreError``; so is a
+/// store written by another model (by the coordinator, from the metadata's model hash).
+///
+/// **Threading contract.** As ``ObjectGraph/PersistentStore``: the coordinator serializes
+/// calls; the store additionally guards its connection with a lock, so it is safe however it
+/// is called.
+public final class SQLiteStore: PersistentStore, @unchecked Sendable {
+    /// The store's UUID.
+    public let identifier: String
+    /// What the store does natively.
+    public let capabilities: StoreCapabilities = [.persistent, .durable, .multiProcess]
+    /// The database file.
+    public let url: URL
+    let schema: SQLiteSchema
+    let model: ManagedObjectModel
+    private let lock = Mutex<Void>(())
+    let connection: SQLiteConnection
+    private var closed = false
+
+    /// Opens (creating if needed) the store at `request.url`.
+    public init(request: StoreOpenRequest) throws {
+        guard let url = request.url else {
+            throw StoreError(.io, "an SQLite store needs a file URL")
+        }
+        self.url = url
+        self.model = request.model
+        self.schema = SQLiteSchema(model: request.model, entities: request.entities)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let connection = try SQLiteConnection(path: url.path)
+        self.connection = connection
+        do {
+            try connection.execute("PRAGMA journal_mode=WAL;")
+            let synchronous = request.options["synchronous"]?.uppercased() == "FULL" ? "FULL" : "NORMAL"
+            try connection.execute("PRAGMA synchronous=\(synchronous); PRAGMA foreign_keys=OFF;")
+            self.identifier = try Self.prepareSchema(connection, schema: schema, request: request, url: url)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Reads the store's identity, creating the schema in an empty file.
+    private static func prepareSchema(_ connection: SQLiteConnection, schema: SQLiteSchema, request: StoreOpenRequest, url: URL) throws -> String {
+        let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        var names: [String] = []
+        while try tables.step() { if let name = tables.string(0) { names.append(name) } }
+        if names.isEmpty {
+            let identifier = UUID().uuidString
+            try connection.execute("BEGIN IMMEDIATE;")
+            do {
+                try connection.execute(schema.creationSQL)
+                let insert = try connection.prepare("INSERT INTO og_metadata (key, value) VALUES (?, ?)")
+                for (key, value) in [("storeIdentifier", identifier), ("modelVersionHash", request.modelVersionHash), ("userInfo", "{}")] {
+                    let statement = try connection.prepare("INSERT INTO og_metadata (key, value) VALUES (?, ?)")
+                    _ = insert
+                    try statement.bind(key, at: 1)
+                    try statement.bind(value, at: 2)
+                    try statement.run()
+                }
+                try connection.execute("COMMIT;")
+            } catch {
+                try? connection.execute("ROLLBACK;")
+                throw error
+            }
+            return identifier
+        }
+        guard names.contains("og_metadata") else {
+            throw StoreError(.corrupt, "\(url.path) is an SQLite database but not an ObjectGraph store (it has no og_metadata table)")
+        }
+        let read = try connection.prepare("SELECT value FROM og_metadata WHERE key = 'storeIdentifier'")
+        guard try read.step(), let identifier = read.string(0) else {
+            throw StoreError(.corrupt, "\(url.path) has no store identifier in its metadata")
+        }
+        return identifier
+    }
+
+    /// Runs `body` with the connection, under the store's lock.
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try lock.withLock { _ in
+            guard !closed else { throw StoreError(.closed, "the SQLite store at \(url.path) is closed") }
+            return try body(connection)
+        }
+    }
+
+    /// The stored metadata.
+    public func metadata() throws -> StoreMetadata {
+        try withConnection { connection in
+            let statement = try connection.prepare("SELECT key, value FROM og_metadata")
+            var values: [String: String] = [:]
+            while try statement.step() { values[statement.string(0) ?? ""] = statement.string(1) ?? "" }
+            let userInfo = (try? JSONDecoder().decode([String: String].self, from: Data((values["userInfo"] ?? "{}").utf8))) ?? [:]
+            return StoreMetadata(storeIdentifier: values["storeIdentifier"] ?? identifier, modelVersionHash: values["modelVersionHash"] ?? "", userInfo: userInfo)
+        }
+    }
+
+    /// Reserves keys in `og_primary_keys`, in its own transaction, so keys are never reused.
+    public func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64 {
+        try withConnection { connection in
+            try connection.execute("BEGIN IMMEDIATE;")
+            do {
+                let read = try connection.prepare("SELECT next FROM og_primary_keys WHERE root = ?")
+                try read.bind(rootEntity, at: 1)
+                var first: Int64 = 1
+                if try read.step() { first = read.int64(0) }
+                // Keys taken by rows written by any means still count.
+                let maximum = try connection.prepare("SELECT COALESCE(MAX(pk), 0) FROM \(SQLiteSchema.table(rootEntity))")
+                if try maximum.step() { first = max(first, maximum.int64(0) + 1) }
+                let write = try connection.prepare("INSERT INTO og_primary_keys (root, next) VALUES (?, ?) ON CONFLICT(root) DO UPDATE SET next = excluded.next")
+                try write.bind(rootEntity, at: 1)
+                try write.bind(first + Int64(count), at: 2)
+                try write.run()
+                try connection.execute("COMMIT;")
+                return first
+            } catch {
+                try? connection.execute("ROLLBACK;")
+                throw error
+            }
+        }
+    }
+
+    /// Closes the connection.
+    public func close() {
+        lock.withLock { _ in
+            guard !closed else { return }
+            closed = true
+            connection.close()
+        }
+    }
+}
+
+extension StoreDescription {
+    /// An SQLite store in the file at `url`. Options: `synchronous` = `NORMAL` (default) or `FULL`.
+    public static func sqlite(at url: URL, configuration: String? = nil, options: [String: String] = [:]) -> StoreDescription {
+        StoreDescription(type: "sqlite", url: url, configuration: configuration, options: options) { request in
+            try SQLiteStore(request: request)
+        }
+    }
+}

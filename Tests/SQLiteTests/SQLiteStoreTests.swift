@@ -1,0 +1,157 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+import ObjectGraphSQLite
+import Testing
+
+@Suite("SQLite store")
+struct SQLiteStoreTests {
+    static func model(extraAttribute: Bool = false) throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Note") { e in
+                e.attribute("text", .string)
+                if extraAttribute { e.attribute("extra", .integer32, optional: true) }
+                e.toMany("tags", "Tag")
+                e.toMany("comments", "Comment", inverse: "note", deleteRule: .cascade)
+            }
+            m.entity("Tag") { e in e.attribute("label", .string) }
+            m.entity("Comment") { e in
+                e.attribute("body", .string)
+                e.toOne("note", "Note", inverse: "comments")
+            }
+        }
+    }
+
+    static func temporaryFile() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("og-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("store.sqlite")
+    }
+
+    static func tables(_ url: URL) -> [String] {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
+        defer { sqlite3_close_v2(db) }
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        var names: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW { names.append(String(cString: sqlite3_column_text(statement, 0))) }
+        return names
+    }
+
+    @Test("the schema: one table per hierarchy, a join table for many-to-nil, none for one-to-many")
+    func schemaLayout() throws {
+        let url = try Self.temporaryFile()
+        let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        container.close()
+        #expect(Self.tables(url) == ["Comment", "Note", "Tag", "j:Note.tags", "og_metadata", "og_primary_keys"])
+    }
+
+    @Test("a file that is not SQLite is refused with a typed error")
+    func notSQLite() throws {
+        let url = try Self.temporaryFile()
+        try Data("this is not a database, just some text that is long enough to look like a header".utf8).write(to: url)
+        let error = #expect(throws: StoreError.self) { _ = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)]) }
+        #expect(error?.code == .corrupt)
+        #expect(error?.underlying != nil, "the SQLite error is kept")
+    }
+
+    @Test("an SQLite database that is not an ObjectGraph store is refused")
+    func foreignDatabase() throws {
+        let url = try Self.temporaryFile()
+        var db: OpaquePointer?
+        sqlite3_open(url.path, &db)
+        sqlite3_exec(db, "CREATE TABLE people (name TEXT)", nil, nil, nil)
+        sqlite3_close(db)
+        let error = #expect(throws: StoreError.self) { _ = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)]) }
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains("not an ObjectGraph store") == true)
+    }
+
+    @Test("a store written by another model is refused as incompatible")
+    func incompatibleModel() throws {
+        let url = try Self.temporaryFile()
+        try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)]).close()
+        let error = #expect(throws: StoreError.self) { _ = try PersistentContainer(model: try Self.model(extraAttribute: true), stores: [.sqlite(at: url)]) }
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.message.contains(url.path) == true)
+    }
+
+    @Test("strings full of quotes, comment markers, semicolons and NUL bytes round-trip exactly")
+    func hostileStrings() throws {
+        let url = try Self.temporaryFile()
+        let texts = ["it's \"quoted\"", "'; DROP TABLE \"Note\"; --", "a\u{0}b\u{0}", "", "\u{0}", "emoji 👩‍👩‍👧 and é", String(repeating: "x", count: 100_000)]
+        let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for text in texts {
+                let note = try context.insertObject(entityName: "Note")
+                try note.setValue(text, forKey: "text")
+            }
+            try context.save()
+        }
+        container.close()
+        let reopened = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let fresh = reopened.newBackgroundContext()
+        try fresh.performAndWait {
+            let notes = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
+            let stored = try notes.map { try $0.value(forKey: "text") as? String }
+            #expect(stored == texts.map { Optional($0) })
+            let matched = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: key("text") == "'; DROP TABLE \"Note\"; --"))
+            #expect(matched.count == 1)
+        }
+        #expect(Self.tables(url).contains("Note"))
+    }
+
+    @Test("a save that fails part-way leaves the file unchanged")
+    func failedSaveLeavesFileUnchanged() throws {
+        let url = try Self.temporaryFile()
+        let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let first = container.newBackgroundContext()
+        let second = container.newBackgroundContext()
+        let id = try first.performAndWait {
+            let note = try first.insertObject(entityName: "Note")
+            try note.setValue("v1", forKey: "text")
+            try first.save()
+            return note.objectID
+        }
+        try second.performAndWait {
+            try second.existingObject(with: id).setValue("stale", forKey: "text")
+            for index in 0..<3 {
+                let comment = try second.insertObject(entityName: "Comment")
+                try comment.setValue("c\(index)", forKey: "body")
+            }
+        }
+        try first.performAndWait {
+            try first.existingObject(with: id).setValue("v2", forKey: "text")
+            try first.save()
+        }
+        second.performAndWait {
+            let error = #expect(throws: StoreError.self) { try second.save() }
+            #expect(error?.code == .conflict)
+        }
+        container.close()
+        let reopened = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let check = reopened.newBackgroundContext()
+        try check.performAndWait { () throws in
+            #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Comment")) == 0, "no insert of the failed save landed")
+            #expect(try check.existingObject(with: id).value(forKey: "text") as? String == "v2")
+        }
+    }
+
+    @Test("metadata survives reopening; the store UUID is stable")
+    func metadataIsStable() throws {
+        let url = try Self.temporaryFile()
+        let first = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let identifier = try #require(first.coordinator.persistentStores.first).identifier
+        first.close()
+        let second = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let store = try #require(second.coordinator.persistentStores.first)
+        #expect(store.identifier == identifier)
+        #expect(try store.metadata().modelVersionHash == second.model.versionHash)
+        #expect(store.capabilities.contains(.persistent))
+    }
+}
+
+func key(_ path: String) -> ObjectGraph.PredicateOperand { .keyPath(path) }
