@@ -3,14 +3,17 @@ import Foundation
 import ObjectGraph
 import ObjectGraphConformance
 import ObjectGraphInMemory
+import ObjectGraphSQLite
 
 /// The stores built into the tool, by the name `--store` takes.
 enum BuiltInStore: String, CaseIterable, ExpressibleByArgument {
+    case sqlite
     case memory
 
     /// A store description for the demo, located in `directory` when the store has files.
     func description(in directory: URL) -> StoreDescription {
         switch self {
+        case .sqlite: return .sqlite(at: directory.appendingPathComponent("store.sqlite"))
         case .memory: return .inMemory()
         }
     }
@@ -18,6 +21,7 @@ enum BuiltInStore: String, CaseIterable, ExpressibleByArgument {
     /// The conformance-kit entry for this store.
     var conformanceBackend: ConformanceBackend {
         switch self {
+        case .sqlite: return ConformanceBackend(name: rawValue) { .sqlite(at: $0.appendingPathComponent("store.sqlite")) }
         case .memory: return ConformanceBackend(name: rawValue) { _ in .inMemory() }
         }
     }

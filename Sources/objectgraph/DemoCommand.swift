@@ -9,12 +9,16 @@ struct DemoCommand: ParsableCommand {
         abstract: "Insert, fault, fetch and cascade-delete in a small chat app, narrated.")
 
     @Option(help: "The store to use: \(BuiltInStore.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var store: BuiltInStore = .memory
+    var store: BuiltInStore = .sqlite
+
+    @Option(help: "A folder for the store's files, kept afterwards (default: a temporary folder, removed).")
+    var path: String?
 
     func run() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-demo-\(UUID().uuidString)")
+        let directory = path.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { if path == nil { try? FileManager.default.removeItem(at: directory) } }
         let container = try PersistentContainer(model: try DemoModel.make(), stores: [store.description(in: directory)])
         defer { container.close() }
         print("ObjectGraph demo — a chat app on the \(store.rawValue) store")
