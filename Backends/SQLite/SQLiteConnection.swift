@@ -22,6 +22,7 @@ final class SQLiteConnection {
             throw SQLiteError(code: status, message: message, sql: nil).storeError("opening \(path)")
         }
         handle = db
+        SQLiteFunctions.register(on: db)
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5_000)
     }

@@ -4,8 +4,9 @@ import ObjectGraph
 /// Reading rows, relationship members and fetch candidates.
 extension SQLiteStore {
     /// The columns selected for rows of `root`: pk, entity, version, then the table's columns.
-    func selectList(_ root: String) -> String {
-        (["pk", "entity", "version"] + (schema.tableColumns[root] ?? [])).joined(separator: ", ")
+    func selectList(_ root: String, alias: String? = nil) -> String {
+        let prefix = alias.map { $0 + "." } ?? ""
+        return (["pk", "entity", "version"] + (schema.tableColumns[root] ?? [])).map { prefix + $0 }.joined(separator: ", ")
     }
 
     /// Builds a snapshot from the current row of `statement` (selected with ``selectList(_:)``).
@@ -31,20 +32,64 @@ extension SQLiteStore {
             version: statement.int64(2), attributes: attributes, toOne: toOne)
     }
 
-    /// Candidate rows; predicates, sorts and ranges are completed by the shared layer.
+    /// Answers a fetch in SQL: the predicate and sort compiled with bound parameters where
+    /// they can be expressed exactly (see ``SQLiteQueryCompiler``); otherwise candidate rows,
+    /// and the shared layer completes the work.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         try withConnection { connection in
             let root = request.entity.rootName
+            var compiler = SQLiteQueryCompiler(schema: schema, model: model)
+            var predicateSQL: String? = "1"
+            if let predicate = request.predicate {
+                predicateSQL = try? compiler.predicate(predicate, entity: request.entity)
+                if predicateSQL == nil { compiler = SQLiteQueryCompiler(schema: schema, model: model) }
+            }
+            var orderSQL: String? = nil
+            if predicateSQL != nil {
+                var sortCompiler = compiler
+                if let order = try? sortCompiler.orderBy(request.sortKeys, entity: request.entity) {
+                    compiler = sortCompiler
+                    orderSQL = order
+                }
+            }
             let names = request.entityNames.sorted()
-            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            let sql = "SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE entity IN (\(placeholders)) ORDER BY pk"
+            var bindings: [AttributeValue] = names.map { .string($0) }
+            let entityFilter = "t0.entity IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+            let from = "FROM \(SQLiteSchema.table(root)) AS t0 " + compiler.joins.joined(separator: " ")
+            let whereSQL = "WHERE \(entityFilter)" + (predicateSQL.map { " AND \($0)" } ?? "")
+            bindings += predicateSQL == nil ? [] : compiler.bindings
+            let everything = predicateSQL != nil && orderSQL != nil
+
+            if request.resultType == .count && predicateSQL != nil {
+                let statement = try connection.prepare("SELECT COUNT(*) \(from) \(whereSQL)")
+                for (offset, value) in bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+                let count = try statement.step() ? Int(statement.int64(0)) : 0
+                return StoreFetchResult(count: count, applied: .all)
+            }
+            var sql = "SELECT \(request.resultType == .objectIDs && everything ? "t0.pk, t0.entity" : selectList(root, alias: "t0")) \(from) \(whereSQL)"
+            sql += " ORDER BY \(orderSQL ?? "t0.pk")"
+            if everything && (request.limit != nil || request.offset > 0) {
+                sql += " LIMIT ? OFFSET ?"
+                bindings.append(.integer(Int64(request.limit ?? -1)))
+                bindings.append(.integer(Int64(request.offset)))
+            }
             let statement = try connection.prepare(sql)
-            for (offset, name) in names.enumerated() { try statement.bind(name, at: Int32(offset + 1)) }
+            for (offset, value) in bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+            var applied: StoreFetchResult.Applied = []
+            if predicateSQL != nil { applied.insert(.predicate) }
+            if everything { applied = .all }
+            if request.resultType == .objectIDs && everything {
+                var ids: [ObjectID] = []
+                while try statement.step() {
+                    ids.append(ObjectID(entityName: statement.string(1) ?? request.entity.name, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+                }
+                return StoreFetchResult(objectIDs: ids, applied: applied)
+            }
             var rows: [RowSnapshot] = []
             while try statement.step() {
                 if let row = try snapshot(from: statement, root: root) { rows.append(row) }
             }
-            return StoreFetchResult(snapshots: rows, applied: [])
+            return StoreFetchResult(snapshots: rows, applied: applied)
         }
     }
 

@@ -48,8 +48,15 @@ struct AttributeValueCompareTests {
         #expect(AttributeValue.compare(.null, .null) == nil)
         #expect(AttributeValue.compare(.null, .integer(0)) == nil)
         #expect(AttributeValue.compare(.string("1"), .integer(1)) == nil)
-        #expect(AttributeValue.compare(.bool(true), .integer(1)) == nil)
+        #expect(AttributeValue.compare(.bool(true), .string("1")) == nil)
         #expect(AttributeValue.compare(.date(Date()), .double(0)) == nil)
+    }
+
+    @Test("booleans compare with 0 and 1, as NSPredicate's `flag == 1` does")
+    func booleansAndIntegers() {
+        #expect(AttributeValue.compare(.bool(true), .integer(1)) == .orderedSame)
+        #expect(AttributeValue.compare(.integer(0), .bool(false)) == .orderedSame)
+        #expect(AttributeValue.compare(.bool(false), .integer(1)) == .orderedAscending)
     }
 
     @Test func predicateEquality() {

@@ -18,6 +18,9 @@ extension AttributeValue {
         case (.double(let a), .decimal(let b)): return order(a, NSDecimalNumber(decimal: b).doubleValue)
         case (.string(let a), .string(let b)): return order(a, b)
         case (.bool(let a), .bool(let b)): return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending)
+        // Booleans compare with the integers 0 and 1, as NSPredicate's `flag == 1` does.
+        case (.bool(let a), .integer(let b)): return order(Int64(a ? 1 : 0), b)
+        case (.integer(let a), .bool(let b)): return order(a, Int64(b ? 1 : 0))
         case (.date(let a), .date(let b)): return order(a, b)
         case (.data(let a), .data(let b)):
             return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)

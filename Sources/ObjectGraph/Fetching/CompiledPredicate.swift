@@ -98,13 +98,8 @@ public struct CompiledComparison: Sendable {
             guard case .constant(.string(let source)) = right else {
                 throw ObjectGraphError(.invalidFetch, "\(comparison.op.rawValue) needs a constant string pattern")
             }
-            // [d] folds the pattern like the text; [c] uses the regex engine's case folding, since
-            // folding a regex's source would change escapes such as \D into \d.
-            let unfolded = comparison.options.contains(.diacriticInsensitive)
-                ? TextFolding.fold(source, .diacriticInsensitive) : source
-            let regex = comparison.op == .like ? Self.likeToRegex(unfolded) : unfolded
             do {
-                pattern = try CompiledPattern(regex, caseInsensitive: comparison.options.contains(.caseInsensitive))
+                pattern = try StringOperators.pattern(comparison.op, source, comparison.options)
             } catch {
                 throw ObjectGraphError(.invalidFetch, "'\(source)' is not a valid \(comparison.op.rawValue) pattern")
             }
@@ -195,18 +190,5 @@ public struct CompiledComparison: Sendable {
         case (.boolean, .integer(let v)): return v == 0 || v == 1
         default: return false
         }
-    }
-
-    /// LIKE's wildcards as an ICU regex: `*` any run, `?` one character, everything else literal.
-    static func likeToRegex(_ pattern: String) -> String {
-        var regex = "(?s)"
-        for character in pattern {
-            switch character {
-            case "*": regex += ".*"
-            case "?": regex += "."
-            default: regex += NSRegularExpression.escapedPattern(for: String(character))
-            }
-        }
-        return regex
     }
 }

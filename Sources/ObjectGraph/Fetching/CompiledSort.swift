@@ -46,7 +46,7 @@ public struct CompiledSort: Sendable {
     }
 
     /// Folds a string once before sorting so comparisons stay cheap.
-    static func prepare(_ value: AttributeValue, _ comparison: SortKey.Comparison) -> AttributeValue {
+    public static func prepare(_ value: AttributeValue, _ comparison: SortKey.Comparison) -> AttributeValue {
         guard case .string(let s) = value else { return value }
         switch comparison {
         case .natural: return value

@@ -98,18 +98,9 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
             }
             guard let low = Self.order(left, right[0], c.options), let high = Self.order(left, right[1], c.options) else { return false }
             return low != .orderedAscending && high != .orderedDescending
-        case .beginsWith, .endsWith, .contains:
+        case .beginsWith, .endsWith, .contains, .like, .matches:
             guard case .attribute(.string(let l)) = left, case .attribute(.string(let r)) = right[0] else { return false }
-            let a = TextFolding.fold(l, c.options), b = TextFolding.fold(r, c.options)
-            switch c.op {
-            case .beginsWith: return a.hasPrefix(b)
-            case .endsWith: return a.hasSuffix(b)
-            default: return b.isEmpty || a.contains(b)
-            }
-        case .like, .matches:
-            guard case .attribute(.string(let l)) = left, let pattern = c.pattern else { return false }
-            let text = c.options.contains(.diacriticInsensitive) ? TextFolding.fold(l, .diacriticInsensitive) : l
-            return pattern.matchesWhole(text)
+            return StringOperators.evaluate(c.op, c.options, l, r)
         }
     }
 

@@ -1,0 +1,229 @@
+import ObjectGraph
+
+/// Compiles a fetch's predicate and sort keys to SQL with bound parameters — never a value
+/// spliced into SQL text. Anything it cannot express exactly as the shared evaluator would
+/// answer throws ``Unsupported``, and the store leaves that part to the shared layer.
+///
+/// Exactness rules: every comparison yields 0 or 1, never NULL (`COALESCE(…, 0)`), so `NOT`
+/// and `ALL` follow two-valued logic like the evaluator; `!=` uses `IS NOT` so a missing value
+/// differs from every value; strings compare through the registered collations and `og_text`
+/// (see ``SQLiteFunctions``); decimals (stored as text) are not compiled.
+struct SQLiteQueryCompiler {
+    struct Unsupported: Error {}
+
+    let schema: SQLiteSchema
+    let model: ManagedObjectModel
+    var joins: [String] = []
+    var bindings: [AttributeValue] = []
+    private var aliases: [String: String] = [:]  // joined key-path prefix → alias
+    private var aliasCount = 0
+
+    init(schema: SQLiteSchema, model: ManagedObjectModel) {
+        self.schema = schema
+        self.model = model
+    }
+
+    // MARK: Columns
+
+    /// The alias of the row reached by walking to-one `steps` from the fetched row (`t0`).
+    mutating func alias(for steps: [RelationshipDescription]) throws -> String {
+        var alias = "t0"
+        var prefix = ""
+        for step in steps {
+            guard !step.isToMany, !step.isTransient else { throw Unsupported() }
+            prefix += "." + step.entityName + "." + step.name
+            if let existing = aliases[prefix] { alias = existing; continue }
+            aliasCount += 1
+            let next = "t\(aliasCount)"
+            let destination = model.destination(of: step)
+            guard schema.layouts[destination.name] != nil else { throw Unsupported() }
+            let fk = SQLiteSchema.foreignKey(step).pk
+            joins.append("LEFT JOIN \(SQLiteSchema.table(destination.rootName)) AS \(next) ON \(next).pk = \(alias).\(fk)")
+            aliases[prefix] = next
+            alias = next
+        }
+        return alias
+    }
+
+    /// The SQL expression and type of an attribute key path reached through to-one steps.
+    mutating func column(_ path: ResolvedKeyPath) throws -> (String, AttributeType) {
+        guard case .attribute(let attribute) = path.terminal, !attribute.isTransient else { throw Unsupported() }
+        let alias = try alias(for: path.steps)
+        return ("\(alias).\(SQLiteSchema.attributeColumn(attribute))", attribute.type)
+    }
+
+    mutating func bind(_ value: AttributeValue) -> String {
+        bindings.append(value)
+        return "?"
+    }
+
+    // MARK: Predicates
+
+    mutating func predicate(_ predicate: FetchPredicate, entity: EntityDescription) throws -> String {
+        try compile(predicate, entity: entity, member: nil)
+    }
+
+    private mutating func compile(_ predicate: FetchPredicate, entity: EntityDescription, member: String?) throws -> String {
+        switch predicate {
+        case .constant(let value): return value ? "1" : "0"
+        case .and(let parts):
+            guard !parts.isEmpty else { return "1" }
+            return "(" + (try parts.map { try compile($0, entity: entity, member: member) }).joined(separator: " AND ") + ")"
+        case .or(let parts):
+            guard !parts.isEmpty else { return "0" }
+            return "(" + (try parts.map { try compile($0, entity: entity, member: member) }).joined(separator: " OR ") + ")"
+        case .not(let inner):
+            return "(NOT \(try compile(inner, entity: entity, member: member)))"
+        case .comparison(let comparison):
+            guard member == nil else { throw Unsupported() }
+            return try compile(comparison, entity: entity)
+        }
+    }
+
+    private mutating func compile(_ c: PredicateComparison, entity: EntityDescription) throws -> String {
+        guard case .keyPath(let keyPath) = c.left else {
+            if case .evaluatedObject = c.left, case .object(let id) = c.right, c.op == .equal || c.op == .notEqual {
+                let match = "(t0.pk = \(bind(.integer(id.primaryKey ?? -1))) AND t0.entity = \(bind(.string(id.entityName))))"
+                return c.op == .equal ? match : "(NOT \(match))"
+            }
+            throw Unsupported()
+        }
+        let path = try ResolvedKeyPath.resolve(keyPath, from: entity, in: model)
+        switch path.terminal {
+        case .attribute(let attribute):
+            if path.steps.contains(where: \.isToMany) {
+                return try compileMembers(c, path: path, attribute: attribute)
+            }
+            guard c.modifier == .direct else { throw Unsupported() }
+            let (expression, type) = try column(path)
+            return try compare(expression, type, c)
+        case .relationship(let relationship):
+            guard !relationship.isToMany, !path.steps.contains(where: \.isToMany), c.modifier == .direct, !relationship.isTransient else { throw Unsupported() }
+            let alias = try alias(for: path.steps)
+            let (fk, fke) = SQLiteSchema.foreignKey(relationship)
+            func equals(_ operand: PredicateOperand) throws -> String {
+                switch operand {
+                case .constant(.null): return "(\(alias).\(fk) IS NULL)"
+                case .object(let id):
+                    return "COALESCE(\(alias).\(fk) = \(bind(.integer(id.primaryKey ?? -1))) AND \(alias).\(fke) = \(bind(.string(id.entityName))), 0)"
+                default: throw Unsupported()
+                }
+            }
+            switch c.op {
+            case .equal: return try equals(c.right)
+            case .notEqual: return "(NOT \(try equals(c.right)))"
+            case .in:
+                guard case .list(let items) = c.right else { throw Unsupported() }
+                return items.isEmpty ? "0" : "(" + (try items.map(equals)).joined(separator: " OR ") + ")"
+            default: throw Unsupported()
+            }
+        case .count:
+            guard path.steps.count == 1, c.modifier == .direct, let relationship = path.steps.first else { throw Unsupported() }
+            let members = try memberSource(relationship, owner: "t0", alias: "m\(aliasCount + 1)")
+            aliasCount += 1
+            return try compare("(SELECT COUNT(*) \(members.from) WHERE \(members.condition))", .integer64, c)
+        case .aggregate:
+            throw Unsupported()
+        }
+    }
+
+    /// ANY / ALL / NONE over `toMany.attribute`.
+    private mutating func compileMembers(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription) throws -> String {
+        guard path.steps.count == 1, let relationship = path.steps.first, relationship.isToMany, !attribute.isTransient else { throw Unsupported() }
+        aliasCount += 1
+        let alias = "m\(aliasCount)"
+        let members = try memberSource(relationship, owner: "t0", alias: alias)
+        let condition = try compare("\(alias).\(SQLiteSchema.attributeColumn(attribute))", attribute.type, c)
+        switch c.modifier {
+        case .any, .direct: return "EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND \(condition))"
+        case .all: return "(NOT EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND NOT \(condition)))"
+        case .none: return "(NOT EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND \(condition)))"
+        }
+    }
+
+    /// `FROM …` and `WHERE …` selecting the member rows of a to-many relationship of `owner`.
+    private func memberSource(_ relationship: RelationshipDescription, owner: String, alias: String) throws -> (from: String, condition: String) {
+        let destination = model.destination(of: relationship)
+        guard !relationship.isTransient, let layout = schema.layouts[relationship.entityName] ?? schema.layouts.values.first(where: { $0.entity.relationships.contains { $0 === relationship } }) else { throw Unsupported() }
+        switch layout.toMany[relationship.slot] {
+        case .foreignKey(let table, let fk, _):
+            return ("FROM \(table) AS \(alias)", "\(alias).\(fk) = \(owner).pk")
+        case .join(let table):
+            return ("FROM \(table) AS \(alias)j JOIN \(SQLiteSchema.table(destination.rootName)) AS \(alias) ON \(alias).pk = \(alias)j.dst", "\(alias)j.src = \(owner).pk")
+        case .transient:
+            throw Unsupported()
+        }
+    }
+
+    /// `expression op right` as 0/1 SQL.
+    private mutating func compare(_ expression: String, _ type: AttributeType, _ c: PredicateComparison) throws -> String {
+        if type == .decimal || type == .transformable { throw Unsupported() }
+        let isString = type == .string
+        let collate = (type == .string || type == .uri) ? " COLLATE OG_NATURAL" : ""
+        func constant(_ operand: PredicateOperand) throws -> AttributeValue {
+            guard case .constant(let value) = operand else { throw Unsupported() }
+            if case .decimal = value { throw Unsupported() }
+            return value
+        }
+        switch c.op {
+        case .equal, .notEqual:
+            let value = try constant(c.right)
+            if value.isNull { return c.op == .equal ? "(\(expression) IS NULL)" : "(\(expression) IS NOT NULL)" }
+            if isString && !c.options.isEmpty {
+                let test = "COALESCE(og_text(\(SQLiteFunctions.opcode(.equal)), \(c.options.rawValue), \(expression), \(bind(value))), 0)"
+                return c.op == .equal ? test : "(NOT \(test))"
+            }
+            return c.op == .equal ? "COALESCE(\(expression) = \(bind(value))\(collate), 0)" : "(\(expression) IS NOT \(bind(value))\(collate))"
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            let value = try constant(c.right)
+            if value.isNull { return "0" }
+            if isString && !c.options.isEmpty {
+                return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(value))), 0)"
+            }
+            return "COALESCE(\(expression) \(c.op.rawValue) \(bind(value))\(collate), 0)"
+        case .in:
+            guard case .list(let items) = c.right, c.options.isEmpty || !isString else { throw Unsupported() }
+            let values = try items.map(constant)
+            let present = values.filter { !$0.isNull }
+            var parts: [String] = []
+            if !present.isEmpty {
+                parts.append("COALESCE(\(expression)\(collate) IN (\(present.map { bind($0) }.joined(separator: ", "))), 0)")
+            }
+            if present.count != values.count { parts.append("(\(expression) IS NULL)") }
+            return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+        case .between:
+            guard case .list(let items) = c.right, items.count == 2, c.options.isEmpty || !isString else { throw Unsupported() }
+            let low = try constant(items[0]), high = try constant(items[1])
+            if low.isNull || high.isNull { return "0" }
+            return "COALESCE(\(expression) >= \(bind(low))\(collate) AND \(expression) <= \(bind(high))\(collate), 0)"
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard isString, case .string = try constant(c.right) else { throw Unsupported() }
+            return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(try constant(c.right)))), 0)"
+        }
+    }
+
+    // MARK: Sorting
+
+    /// `ORDER BY` terms for the sort keys, ties broken by primary key.
+    mutating func orderBy(_ keys: [SortKey], entity: EntityDescription) throws -> String {
+        var terms: [String] = []
+        for key in keys {
+            let path = try ResolvedKeyPath.resolve(key.keyPath, from: entity, in: model)
+            let (expression, type) = try column(path)
+            if type == .decimal || type == .transformable { throw Unsupported() }
+            var term = expression
+            if type == .string {
+                switch key.comparison {
+                case .natural: term += " COLLATE OG_NATURAL"
+                case .caseInsensitive: term += " COLLATE OG_CASE"
+                case .localizedStandard: term += " COLLATE OG_LOCALIZED"
+                }
+            } else if type == .uri {
+                term += " COLLATE OG_NATURAL"
+            }
+            terms.append(term + (key.ascending ? " ASC" : " DESC"))
+        }
+        terms.append("t0.pk ASC")
+        return terms.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphSQLite
+import Testing
+
+@Suite("SQLite pushdown")
+struct SQLitePushdownTests {
+    static func store() throws -> (PersistentContainer, any PersistentStore, ManagedObjectModel) {
+        let model = try ManagedObjectModel { m in
+            m.entity("Chat") { e in
+                e.attribute("title", .string)
+                e.attribute("budget", .decimal, optional: true)
+                e.toMany("messages", "Message", inverse: "chat")
+            }
+            m.entity("Message") { e in
+                e.attribute("text", .string)
+                e.attribute("rank", .integer32, optional: true)
+                e.toOne("chat", "Chat", inverse: "messages")
+            }
+        }
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: try SQLiteStoreTests.temporaryFile())])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for (title, texts) in [("Émile", ["b", "A", "c"]), ("emile", ["x"]), ("zed", [])] {
+                let chat = try context.insertObject(entityName: "Chat")
+                try chat.setValue(title, forKey: "title")
+                try chat.setValue(Decimal(texts.count), forKey: "budget")
+                for (rank, text) in texts.enumerated() {
+                    let message = try context.insertObject(entityName: "Message")
+                    try message.setValue(text, forKey: "text")
+                    try message.setValue(rank == 1 ? nil : rank, forKey: "rank")
+                    try message.setValue(chat, forKey: "chat")
+                }
+            }
+            try context.save()
+        }
+        return (container, try #require(container.coordinator.persistentStores.first), model)
+    }
+
+    @Test("predicates through to-one, [cd] text, ANY, @count, sort and range run in SQL")
+    func compiled() throws {
+        let (_, store, model) = try Self.store()
+        let messages = try model.requireEntity("Message")
+        let chats = try model.requireEntity("Chat")
+        let throughToOne = try store.fetch(StoreFetchRequest(
+            entity: messages, predicate: try FetchPredicate(format: "chat.title ==[cd] 'emile' AND NOT (rank < 1)"),
+            sortKeys: [SortKey("text", comparison: .caseInsensitive)], offset: 0, limit: 10))
+        #expect(throughToOne.applied == .all)
+        #expect(throughToOne.objectIDs.count == 2, "A (nil rank passes NOT (rank < 1), as in the shared evaluator) and c")
+        let any = try store.fetch(StoreFetchRequest(entity: chats, predicate: try FetchPredicate(format: "ANY messages.text BEGINSWITH[c] 'a' OR messages.@count == 0"), sortKeys: [SortKey("title", ascending: false)]))
+        #expect(any.applied == .all)
+        #expect(any.objectIDs.map(\.primaryKey) == [1, 3], "É sorts after z in Unicode order")
+        let count = try store.fetch(StoreFetchRequest(entity: messages, predicate: try FetchPredicate(format: "rank != 0"), resultType: .count))
+        #expect(count.applied == .all)
+        #expect(count.count == 2, "nil != 0 holds (two-valued logic)")
+    }
+
+    @Test("what SQL cannot express exactly is left to the shared layer, with the same answer")
+    func fallback() throws {
+        let (container, store, model) = try Self.store()
+        let chats = try model.requireEntity("Chat")
+        let request = StoreFetchRequest(entity: chats, predicate: try FetchPredicate(format: "budget > 1"), sortKeys: [SortKey("budget")])
+        let raw = try store.fetch(request)
+        #expect(!raw.applied.contains(.predicate), "decimals are stored as text, so the store declines")
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: try FetchPredicate(format: "budget > 1"), sortKeys: [SortKey("budget")]))
+            #expect(try found.map { try $0.value(forKey: "title") as? String } == ["Émile"])
+            let sortedOnly = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: try FetchPredicate(format: "title != 'zed'"), sortKeys: [SortKey("budget", ascending: false)]))
+            #expect(try sortedOnly.map { try $0.value(forKey: "title") as? String } == ["Émile", "emile"])
+        }
+    }
+}
