@@ -9,6 +9,9 @@ import ObjectGraph
 final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    /// Statements handed out since the last ``resetActive()``: a statement left mid-result
+    /// would keep its read transaction (and an old WAL snapshot) open.
+    private var active: [SQLiteStatement] = []
     let path: String
 
     init(path: String, readOnly: Bool = false) throws {
@@ -57,6 +60,7 @@ final class SQLiteConnection {
     func prepare(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] {
             cached.reset()
+            active.append(cached)
             return cached
         }
         guard let handle else { throw StoreError(.closed, "the SQLite store at \(path) is closed") }
@@ -67,7 +71,14 @@ final class SQLiteConnection {
         }
         let statement = SQLiteStatement(raw, connection: self, sql: sql)
         statements[sql] = statement
+        active.append(statement)
         return statement
+    }
+
+    /// Resets every statement used since the last call, ending their read transactions.
+    func resetActive() {
+        for statement in active { statement.reset() }
+        active.removeAll(keepingCapacity: true)
     }
 
     /// Rows changed by the last statement.

@@ -43,6 +43,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let synchronous = request.options["synchronous"]?.uppercased() == "FULL" ? "FULL" : "NORMAL"
             try connection.execute("PRAGMA synchronous=\(synchronous); PRAGMA foreign_keys=OFF;")
             self.identifier = try Self.prepareSchema(connection, schema: schema, request: request, url: url)
+            connection.resetActive()
         } catch {
             connection.close()
             throw error
@@ -88,6 +89,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try lock.withLock { _ in
             guard !closed else { throw StoreError(.closed, "the SQLite store at \(url.path) is closed") }
+            defer { connection.resetActive() }
             return try body(connection)
         }
     }
