@@ -111,10 +111,18 @@ extension SQLiteStore {
                 // Membership lives in the destinations' foreign keys (saved as row updates);
                 // only the order of an ordered relationship is written here.
                 guard let order, let members = change.order else { continue }
+                let read = try connection.prepare("SELECT pk, entity, \(order) FROM \(table) WHERE pk IN (\(Array(repeating: "?", count: max(members.count, 1)).joined(separator: ", ")))")
+                for (offset, member) in members.enumerated() { try read.bind(member.primaryKey ?? -1, at: Int32(offset + 1)) }
+                if members.isEmpty { try read.bind(Int64(-1), at: 1) }
+                var existing: [ObjectID: Int64] = [:]
+                while try read.step() {
+                    guard !read.isNull(2) else { continue }
+                    existing[ObjectID(entityName: read.string(1) ?? "", storeIdentifier: identifier, primaryKey: read.int64(0))] = read.int64(2)
+                }
                 let statement = try connection.prepare("UPDATE \(table) SET \(order) = ? WHERE pk = ?")
-                for (position, member) in members.enumerated() {
+                for (member, position) in OrderPositions.plan(order: members, existing: existing) {
                     guard let memberKey = member.primaryKey else { continue }
-                    try statement.bind(Int64(position) * 1024, at: 1)
+                    try statement.bind(position, at: 1)
                     try statement.bind(memberKey, at: 2)
                     try statement.run()
                     statement.reset()
@@ -180,19 +188,24 @@ extension SQLiteStore {
         }
     }
 
+    /// Writes an ordered join's new order: removed members are gone already; new and moved
+    /// members get gap positions, unchanged ones stay put.
     private func rewriteJoin(_ table: String, source: Int64, members: [ObjectID], _ connection: SQLiteConnection) throws {
-        let clear = try connection.prepare("DELETE FROM \(table) WHERE src = ?")
-        try clear.bind(source, at: 1)
-        try clear.run()
-        let add = try connection.prepare("INSERT OR IGNORE INTO \(table) (src, dst, dste, pos) VALUES (?, ?, ?, ?)")
-        for (position, member) in members.enumerated() {
+        let read = try connection.prepare("SELECT dst, dste, pos FROM \(table) WHERE src = ?")
+        try read.bind(source, at: 1)
+        var existing: [ObjectID: Int64] = [:]
+        while try read.step() {
+            existing[ObjectID(entityName: read.string(1) ?? "", storeIdentifier: identifier, primaryKey: read.int64(0))] = read.int64(2)
+        }
+        let write = try connection.prepare("INSERT INTO \(table) (src, dst, dste, pos) VALUES (?, ?, ?, ?) ON CONFLICT (src, dst) DO UPDATE SET pos = excluded.pos")
+        for (member, position) in OrderPositions.plan(order: members, existing: existing) {
             guard let memberKey = member.primaryKey else { continue }
-            try add.bind(source, at: 1)
-            try add.bind(memberKey, at: 2)
-            try add.bind(member.entityName, at: 3)
-            try add.bind(Int64(position) * 1024, at: 4)
-            try add.run()
-            add.reset()
+            try write.bind(source, at: 1)
+            try write.bind(memberKey, at: 2)
+            try write.bind(member.entityName, at: 3)
+            try write.bind(position, at: 4)
+            try write.run()
+            write.reset()
         }
     }
 }
