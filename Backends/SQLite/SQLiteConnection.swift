@@ -4,9 +4,9 @@ import ObjectGraph
 
 /// One libsqlite3 connection with a cache of prepared statements keyed by SQL text.
 ///
-/// Not thread-safe: the owning store serializes every use (the coordinator calls a store one
-/// call at a time).
-final class SQLiteConnection {
+/// Not thread-safe: the owning store hands a connection to one thread at a time (the writer
+/// under its lock, readers from a pool), hence the unchecked conformance.
+final class SQLiteConnection: @unchecked Sendable {
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
     /// Statements handed out since the last ``resetActive()``: a statement left mid-result

@@ -36,7 +36,7 @@ extension SQLiteStore {
     /// they can be expressed exactly (see ``SQLiteQueryCompiler``); otherwise candidate rows,
     /// and the shared layer completes the work.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
-        try withConnection { connection in
+        try withReader { connection in
             let root = request.entity.rootName
             var compiler = SQLiteQueryCompiler(schema: schema, model: model)
             var predicateSQL: String? = "1"
@@ -95,7 +95,7 @@ extension SQLiteStore {
 
     /// Rows for the IDs that exist, in chunks of `WHERE pk IN (…)`.
     public func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
-        try withConnection { connection in
+        try withReader { connection in
             var byRoot: [String: [(Int64, ObjectID)]] = [:]
             for id in ids where id.storeIdentifier == identifier {
                 guard let pk = id.primaryKey, let entity = model.entity(named: id.entityName) else { continue }
@@ -124,7 +124,7 @@ extension SQLiteStore {
 
     /// Members from the foreign key (ordered by the order column) or the join table.
     public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
-        try withConnection { connection in
+        try withReader { connection in
             var result: [ObjectID: [ObjectID]] = [:]
             for source in sources { result[source] = [] }
             guard let sourceLayout = sources.first.flatMap({ schema.layouts[$0.entityName] }) else { return result }

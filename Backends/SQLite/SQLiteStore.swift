@@ -18,14 +18,17 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// The store's UUID.
     public let identifier: String
     /// What the store does natively.
-    public let capabilities: StoreCapabilities = [.persistent, .durable, .multiProcess]
+    public let capabilities: StoreCapabilities = [.persistent, .durable, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts]
     /// The database file.
     public let url: URL
     let schema: SQLiteSchema
     let model: ManagedObjectModel
     private let lock = Mutex<Void>(())
     let connection: SQLiteConnection
-    private var closed = false
+    private let closed = Atomic<Bool>(false)
+    /// Idle read-only connections: in WAL mode they read the last committed state while the
+    /// writer saves, so reads never wait behind a save.
+    private let readers = Mutex<[SQLiteConnection]>([])
 
     /// Opens (creating if needed) the store at `request.url`.
     public init(request: StoreOpenRequest) throws {
@@ -85,18 +88,34 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return identifier
     }
 
-    /// Runs `body` with the connection, under the store's lock.
+    /// Runs `body` with the write connection, under the store's lock.
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try lock.withLock { _ in
-            guard !closed else { throw StoreError(.closed, "the SQLite store at \(url.path) is closed") }
+            guard !closed.load(ordering: .acquiring) else { throw StoreError(.closed, "the SQLite store at \(url.path) is closed") }
             defer { connection.resetActive() }
             return try body(connection)
         }
     }
 
+    /// Runs `body` with a read connection of its own (from the pool, or a new one).
+    func withReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        guard !closed.load(ordering: .acquiring) else { throw StoreError(.closed, "the SQLite store at \(url.path) is closed") }
+        let reader = try readers.withLock { $0.popLast() } ?? SQLiteConnection(path: url.path, readOnly: true)
+        defer {
+            reader.resetActive()
+            let keep = readers.withLock { pool -> Bool in
+                guard !closed.load(ordering: .acquiring), pool.count < 4 else { return false }
+                pool.append(reader)
+                return true
+            }
+            if !keep { reader.close() }
+        }
+        return try body(reader)
+    }
+
     /// The stored metadata.
     public func metadata() throws -> StoreMetadata {
-        try withConnection { connection in
+        try withReader { connection in
             let statement = try connection.prepare("SELECT key, value FROM og_metadata")
             var values: [String: String] = [:]
             while try statement.step() { values[statement.string(0) ?? ""] = statement.string(1) ?? "" }
@@ -133,10 +152,14 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Closes the connection.
     public func close() {
         lock.withLock { _ in
-            guard !closed else { return }
-            closed = true
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
             connection.close()
         }
+        let idle = readers.withLock { pool -> [SQLiteConnection] in
+            defer { pool.removeAll() }
+            return pool
+        }
+        for reader in idle { reader.close() }
     }
 }
 

@@ -8,11 +8,13 @@ import Foundation
 /// is given and answers what it is asked.
 ///
 /// **Threading contract.** A store is created by its ``StoreDescription`` and then called by
-/// its coordinator from any thread. The coordinator never calls ``save(_:)`` concurrently with
-/// another call; reading calls (``fetch(_:)``, ``snapshots(for:)``, ``relatedIDs(for:of:)``)
-/// run concurrently with each other only when ``capabilities`` include
-/// ``StoreCapabilities/concurrentReaders``. A store must therefore be `Sendable`, and protect
-/// its own state for whatever concurrency it declares.
+/// its coordinator from any thread. Writing calls (``save(_:)``, ``allocatePrimaryKeys(rootEntity:count:)``)
+/// never run concurrently with each other. Without ``StoreCapabilities/concurrentReaders`` the
+/// coordinator calls the store one call at a time; with it, reading calls (``fetch(_:)``,
+/// ``snapshots(for:)``, ``relatedIDs(for:of:)``, ``metadata()``) may run concurrently with each
+/// other and with a write, and each must see a consistent state (the last committed save, not
+/// part of one). A store must therefore be `Sendable`, and protect its own state for whatever
+/// concurrency it declares.
 public protocol PersistentStore: AnyObject, Sendable {
     /// The store's UUID, kept in its metadata for its whole life; permanent object IDs carry it.
     var identifier: String { get }

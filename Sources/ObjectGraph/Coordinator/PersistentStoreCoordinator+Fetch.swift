@@ -14,7 +14,7 @@ extension PersistentStoreCoordinator {
         let entries = try self.entries(holding: request.entity.name)
         if entries.count == 1 {
             let entry = entries[0]
-            let result = try entry.gate.run { try entry.store.fetch(request) }
+            let result = try entry.gate.read { try entry.store.fetch(request) }
             rowCache.store(result.snapshots)
             if result.applied.isSuperset(of: .all) {
                 let ids = request.resultType == .snapshots || result.objectIDs.isEmpty && !result.snapshots.isEmpty
@@ -30,7 +30,7 @@ extension PersistentStoreCoordinator {
             partial.offset = 0
             partial.limit = nil
             partial.resultType = .snapshots
-            let result = try entry.gate.run { try entry.store.fetch(partial) }
+            let result = try entry.gate.read { try entry.store.fetch(partial) }
             if !result.applied.contains(.predicate) { allPredicateApplied = false }
             rowCache.store(result.snapshots)
             rows.append(contentsOf: result.snapshots)
@@ -53,7 +53,7 @@ extension PersistentStoreCoordinator {
             var countRequest = request
             countRequest.resultType = .count
             let entry = entries[0]
-            let result = try entry.gate.run { try entry.store.fetch(countRequest) }
+            let result = try entry.gate.read { try entry.store.fetch(countRequest) }
             if result.applied.isSuperset(of: .all) { return result.count }
         }
         var full = request

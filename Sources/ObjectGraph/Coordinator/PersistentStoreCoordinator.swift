@@ -21,11 +21,22 @@ public final class PersistentStoreCoordinator: Sendable {
         let gate: Gate
     }
 
-    /// Serializes calls into one store.
+    /// Serializes calls into one store: every call, or — for a store declaring
+    /// ``StoreCapabilities/concurrentReaders`` — only writes (saves and key allocation),
+    /// letting reads run in parallel with each other and with a save.
     final class Gate: Sendable {
         private let mutex = Mutex<Void>(())
-        func run<T>(_ body: () throws -> T) throws -> T {
+        let concurrentReads: Bool
+
+        init(concurrentReads: Bool) { self.concurrentReads = concurrentReads }
+
+        func write<T>(_ body: () throws -> T) throws -> T {
             try mutex.withLock { _ in try body() }
+        }
+
+        func read<T>(_ body: () throws -> T) throws -> T {
+            if concurrentReads { return try body() }
+            return try mutex.withLock { _ in try body() }
         }
     }
 
@@ -55,7 +66,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 "the \(description.type) store\(description.url.map { " at \($0.path)" } ?? "") was written by model \(metadata.modelVersionHash), not this model \(request.modelVersionHash)")
         }
         let names = Set(request.entities.map(\.name))
-        let entry = Entry(store: store, description: description, entityNames: names, gate: Gate())
+        let entry = Entry(store: store, description: description, entityNames: names, gate: Gate(concurrentReads: store.capabilities.contains(.concurrentReaders)))
         try entries.withLock { entries in
             if entries.contains(where: { $0.store.identifier == store.identifier }) {
                 store.close()
@@ -121,7 +132,7 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         var result: [RowSnapshot] = []
         for (entry, storeIDs) in byStore.values {
-            let rows = try entry.gate.run { try entry.store.snapshots(for: storeIDs) }
+            let rows = try entry.gate.read { try entry.store.snapshots(for: storeIDs) }
             rowCache.store(rows)
             result.append(contentsOf: rows)
         }
@@ -137,7 +148,7 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         var result: [ObjectID: [ObjectID]] = [:]
         for (entry, storeIDs) in byStore.values {
-            let related = try entry.gate.run { try entry.store.relatedIDs(for: relationship, of: storeIDs) }
+            let related = try entry.gate.read { try entry.store.relatedIDs(for: relationship, of: storeIDs) }
             result.merge(related) { a, _ in a }
         }
         return result
@@ -159,7 +170,7 @@ public final class PersistentStoreCoordinator: Sendable {
         for (key, indexes) in groups {
             let entry = entryFor[key]!
             let root = String(key.split(separator: "|", maxSplits: 1)[1])
-            let first = try entry.gate.run { try entry.store.allocatePrimaryKeys(rootEntity: root, count: indexes.count) }
+            let first = try entry.gate.write { try entry.store.allocatePrimaryKeys(rootEntity: root, count: indexes.count) }
             for (offset, index) in indexes.enumerated() {
                 result[index] = ObjectID(entityName: temporaries[index].entityName, storeIdentifier: entry.store.identifier, primaryKey: first + Int64(offset))
             }
@@ -184,7 +195,7 @@ public final class PersistentStoreCoordinator: Sendable {
         for change in changes.toMany { parts[try part(change.source)]!.1.toMany.append(change) }
         for (entry, part) in parts.values.sorted(by: { $0.0.store.identifier < $1.0.store.identifier }) {
             do {
-                try entry.gate.run { try entry.store.save(part) }
+                try entry.gate.write { try entry.store.save(part) }
             } catch let error as StoreError where error.code == .conflict {
                 rowCache.remove(error.conflicts.map(\.objectID))
                 throw error
