@@ -38,6 +38,16 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// include unsaved objects deterministic.
     private static let temporaryCounter = Atomic<UInt64>(0)
 
+    /// Hashes only the key: IDs are hashed constantly (uniquing, change tracking, row cache),
+    /// and the entity and store names rarely tell two keys apart, so hashing those strings
+    /// would only cost time. Equality still compares everything.
+    public func hash(into hasher: inout Hasher) {
+        switch key {
+        case .permanent(_, let primaryKey): hasher.combine(primaryKey)
+        case .temporary(let sequence): hasher.combine(sequence)
+        }
+    }
+
     /// Whether the ID is temporary (its object has not been saved yet).
     public var isTemporary: Bool {
         if case .temporary = key { return true }
