@@ -82,7 +82,7 @@ extension ManagedObjectContext {
     }
 
     private func makeStoreRequest<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> StoreFetchRequest {
-        let predicate = try request.predicate.map { try $0.substituting(request.substitutionVariables) }
+        let predicate = try request.effectivePredicate(for: entity, in: model)
         // Compiling here rejects unknown keys and type mismatches before any store is asked.
         if let predicate { _ = try CompiledPredicate.compile(predicate, for: entity, in: model) }
         _ = try CompiledSort.compile(request.sortKeys, for: entity, in: model)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What to fetch: an entity, a filter, an order, a range, and how results come back.
 ///
 /// `Result` is the class of the returned objects (``ManagedObject`` or a bound subclass). With
@@ -8,6 +10,10 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var entityName: String?
     /// The filter; `nil` fetches every object.
     public var predicate: FetchPredicate?
+    /// A Foundation `#Predicate` filter, translated to a ``FetchPredicate`` when the request
+    /// runs (see ``FetchPredicate/init(_:model:entityName:)``); with ``predicate`` also set,
+    /// both must hold.
+    public var typedPredicate: Predicate<Result>?
     /// The order; ties are broken by primary key.
     public var sortKeys: [SortKey]
     /// The most objects to return; 0 for no limit.

@@ -39,6 +39,8 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
             let attribute = resolve(object, storageKeyPath)
             let stored = object.readAttribute(attribute)
             guard let value = Value.fromAttributeValue(stored) else {
+                // A key-path probe's prototype, of a type its placeholder does not fit.
+                if let placeholder = KeyPathProbe.fallback(Value.self, for: object) { return placeholder }
                 ManagedObject.trap("\(object.entity.name).\(attribute.name) holds a \(stored.kindName) value (\(attribute.type.rawValue) attribute), which @Attribute var \(attribute.name): \(Value.self) cannot represent")
             }
             return value
@@ -70,6 +72,8 @@ extension ManagedObject {
                 ManagedObject.trap("reading \(objectID).\(attribute.name): \(error)")
             }
         } else if isFaultStorage {
+            // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
+            if let placeholder = KeyPathProbe.recordAttribute(attribute, of: self) { return placeholder }
             ManagedObject.trap("reading \(objectID).\(attribute.name): the object is not in a context (deleted and saved, or its context was reset) and has no values")
         }
         return attributeValues[attribute.slot]

@@ -102,3 +102,24 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// An ID encodes as its URI string (``ObjectID/uriRepresentation``). Being `Codable` lets an
+/// ID be captured in a `#Predicate` — `#Predicate<Message> { $0.chat?.objectID == chatID }`,
+/// SwiftData's `persistentModelID` idiom — where managed objects themselves cannot be.
+extension ObjectID: Codable {
+    /// Encodes the URI string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(uriRepresentation.absoluteString)
+    }
+
+    /// Decodes a URI string made by ``uriRepresentation``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let url = URL(string: text), let id = ObjectID(uri: url) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ObjectGraph object ID URI")
+        }
+        self = id
+    }
+}

@@ -104,6 +104,8 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
             let relationship = resolve(object, storageKeyPath)
             let objects = object.readRelationship(relationship)
             guard let value = Value.make(from: objects) else {
+                // A key-path probe's destination prototype whose class the declared type does not fit.
+                if KeyPathProbe.isPrototype(object), let empty = Value.make(from: []) { return empty }
                 ManagedObject.trap("\(object.entity.name).\(relationship.name) holds objects that are not \(Value.self)")
             }
             return value
@@ -180,6 +182,8 @@ extension ManagedObject {
     /// The destinations of a relationship for typed accessors.
     func readRelationship(_ relationship: RelationshipDescription) -> [ManagedObject] {
         guard let context = contextStorage else {
+            // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
+            if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects }
             ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
         }
         context.requireQueue("\(objectID).\(relationship.name)")
