@@ -47,6 +47,10 @@ struct ReadmeTourTests {
                 sortKeys: [SortKey("sentAt", ascending: false)])
             let found = try context.fetch(request)
             #expect(found == [message], "uniqued: the fetch returns the same instance")
+            let same = try FetchPredicate(format: "chat.title == %@ AND text BEGINSWITH[c] 'n'", "Lunch")
+            #expect(try context.fetch(FetchRequest<TourMessage>(predicate: same)) == [message])
+            let swiftData = FetchRequest<TourMessage>(predicate: #Predicate { $0.chat?.title == "Lunch" })
+            #expect(try context.fetch(swiftData) == [message])
 
             context.delete(chat)
             try context.save()
