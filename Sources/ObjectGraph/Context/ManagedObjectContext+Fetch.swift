@@ -61,7 +61,8 @@ extension ManagedObjectContext {
         return try executeFetch(request).ids
     }
 
-    /// The number of objects matching `request` (pending changes included as for fetch).
+    /// The number of objects `fetch(request)` would return: matching objects (pending changes
+    /// included as for fetch), after the offset, at most the limit.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         try checkQueue("count(for:)")
         try processPendingChanges()

@@ -6,7 +6,8 @@ public struct StoreFetchRequest: Sendable {
         case objectIDs
         /// Object IDs with their row snapshots (so faults need no second round trip).
         case snapshots
-        /// Only the number of matching rows.
+        /// Only the number of rows the fetch would return (matching rows, after the offset,
+        /// at most the limit).
         case count
     }
 

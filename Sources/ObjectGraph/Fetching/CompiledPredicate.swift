@@ -62,7 +62,7 @@ public struct CompiledComparison: Sendable {
     public let options: StringComparisonOptions
     /// ANY / ALL / NONE / direct.
     public let modifier: ComparisonModifier
-    /// For MATCHES: the compiled expression; for LIKE: the wildcard pattern as a regex.
+    /// For MATCHES: the compiled regular expression.
     let pattern: CompiledPattern?
 
     init(_ comparison: PredicateComparison, entity: EntityDescription, model: ManagedObjectModel, variables: [String: AttributeValue]) throws {
@@ -88,8 +88,14 @@ public struct CompiledComparison: Sendable {
                 return .constant(value)
             }
         }
-        self.left = try operand(comparison.left)
-        self.right = try operand(comparison.right)
+        var left = try operand(comparison.left)
+        var right = try operand(comparison.right)
+        // `flag == 1`: a Boolean attribute compared with 0 or 1 means NO or YES (as NSNumber
+        // has it), so the constant becomes a Boolean here, where the attribute's type is known.
+        if case .keyPath(let path) = left, path.attributeType == .boolean { right = Self.booleanConstants(right) }
+        if case .keyPath(let path) = right, path.attributeType == .boolean { left = Self.booleanConstants(left) }
+        self.left = left
+        self.right = right
         self.op = comparison.op
         self.options = comparison.options
         self.modifier = comparison.modifier
@@ -98,10 +104,14 @@ public struct CompiledComparison: Sendable {
             guard case .constant(.string(let source)) = right else {
                 throw ObjectGraphError(.invalidFetch, "\(comparison.op.rawValue) needs a constant string pattern")
             }
-            do {
-                pattern = try StringOperators.pattern(comparison.op, source, comparison.options)
-            } catch {
-                throw ObjectGraphError(.invalidFetch, "'\(source)' is not a valid \(comparison.op.rawValue) pattern")
+            // Every LIKE pattern is valid; a MATCHES expression is compiled here, so a malformed
+            // one fails the fetch instead of matching nothing.
+            if comparison.op == .matches {
+                do {
+                    pattern = try StringOperators.pattern(comparison.op, source, comparison.options)
+                } catch {
+                    throw ObjectGraphError(.invalidFetch, "'\(source)' is not a valid \(comparison.op.rawValue) pattern")
+                }
             }
         }
         self.pattern = pattern
@@ -171,6 +181,15 @@ public struct CompiledComparison: Sendable {
                     throw ObjectGraphError(.invalidFetch, key: path.path, "type mismatch: @count is a number, compared with \(constant.kindName)")
                 }
             }
+        }
+    }
+
+    /// `operand` with integer constants 0 and 1 (also inside a list) as `false` and `true`.
+    static func booleanConstants(_ operand: CompiledOperand) -> CompiledOperand {
+        switch operand {
+        case .constant(.integer(let v)) where v == 0 || v == 1: return .constant(.bool(v == 1))
+        case .list(let items): return .list(items.map(booleanConstants))
+        default: return operand
         }
     }
 

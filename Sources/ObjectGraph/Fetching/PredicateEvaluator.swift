@@ -137,20 +137,22 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
     }
 
     /// Every value a key path reaches from `row` (one for to-one paths, `.null` when a to-one
-    /// step is empty).
+    /// step is empty; none for a path through a to-many step whose collection is empty).
     func values(of path: ResolvedKeyPath, from row: Source.Row) throws -> [Value] {
         var rows: [Source.Row] = [row]
-        var sawToMany = false
         let walked: ArraySlice<RelationshipDescription>
         switch path.terminal {
         case .count, .aggregate: walked = path.steps.dropLast()
         default: walked = path.steps[...]
         }
+        // A key path through a to-many step yields a collection, which an empty to-one step
+        // before it leaves empty (so ALL and NONE hold, ANY does not); a key path of to-one
+        // steps only yields one value, nil when a step is empty.
+        let isCollection = walked.contains(where: \.isToMany)
         for step in walked {
             var next: [Source.Row] = []
             for current in rows {
                 if step.isToMany {
-                    sawToMany = true
                     next.append(contentsOf: try source.toMany(step, of: current))
                 } else if let destination = try source.toOne(step, of: current) {
                     next.append(destination)
@@ -162,7 +164,7 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
         switch path.terminal {
         case .attribute(let attribute):
             for current in rows { result.append(.attribute(try source.attribute(attribute, of: current))) }
-            if rows.isEmpty && !sawToMany { result.append(.attribute(.null)) }
+            if rows.isEmpty && !isCollection { result.append(.attribute(.null)) }
         case .relationship(let relationship):
             if relationship.isToMany {
                 for current in rows {
@@ -170,19 +172,19 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
                 }
             } else {
                 for current in rows { result.append(.object(try source.toOneID(relationship, of: current))) }
-                if rows.isEmpty && !sawToMany { result.append(.object(nil)) }
+                if rows.isEmpty && !isCollection { result.append(.object(nil)) }
             }
         case .count:
             let relationship = path.steps.last!
             for current in rows { result.append(.attribute(.integer(Int64(try source.toMany(relationship, of: current).count)))) }
-            if rows.isEmpty && !sawToMany { result.append(.attribute(.null)) }
+            if rows.isEmpty && !isCollection { result.append(.attribute(.null)) }
         case .aggregate(let function, let attribute):
             let relationship = path.steps.last!
             for current in rows {
                 let members = try source.toMany(relationship, of: current)
                 result.append(.attribute(function.apply(try members.map { try source.attribute(attribute, of: $0) })))
             }
-            if rows.isEmpty && !sawToMany { result.append(.attribute(.null)) }
+            if rows.isEmpty && !isCollection { result.append(.attribute(.null)) }
         }
         return result
     }
