@@ -8,7 +8,7 @@ public enum ConformanceKit {
     public static let scenarios: [ConformanceScenario] =
         RelationshipScenarios.all + DeleteRuleScenarios.all + ContextScenarios.all
         + FaultingScenarios.all + ValidationScenarios.all + PersistenceScenarios.all
-        + AttributeScenarios.all + FetchScenarios.all + ResultScenarios.all
+        + AttributeScenarios.all + FetchScenarios.all + ResultScenarios.all + PredicateScenarios.all
 
     /// The scenario named `name`.
     public static func scenario(named name: String) -> ConformanceScenario? {

@@ -1,0 +1,96 @@
+import Foundation
+import ObjectGraph
+
+/// Format-string spellings, `$VARIABLE`s and `%K`, and requests every store must refuse
+/// (operators on attribute types they do not apply to, malformed formats) — on the typed rows
+/// of ``PredicateScenarios/typedRows``.
+extension PredicateScenarios {
+    /// Fails unless parsing `format` throws a ``PredicateParseError`` at `position`.
+    static func expectParseError(_ format: String, _ arguments: Any?..., at position: Int, file: String = #filePath, line: Int = #line) throws {
+        let error = try checkThrows(PredicateParseError.self, "parsing '\(format)'", file: file, line: line) {
+            _ = try FetchPredicate(format: format, argumentArray: arguments)
+        }
+        try checkEqual(error.position, position, "position of the parse error in '\(format)' (\(error))", file: file, line: line)
+    }
+
+    static let errors: [ConformanceScenario] = [
+        ConformanceScenario("predicates.syntax.alternativeSpellings") { env in
+            let rows = try Fixture.allTypes(env)
+            try rows.expect("int16 =< 2", rows: [0, 1, 4], "=< is <=")
+            try rows.expect("int16 => 2", rows: [1, 2, 5], "=> is >=")
+            try rows.expect("int16 > 1 && int16 < 3", rows: [1], "&& is AND")
+            try rows.expect("int16 == 1 || int16 == 3", rows: [0, 2], "|| is OR")
+            try rows.expect("!(int16 == 1)", rows: [1, 2, 3, 4, 5], "! is NOT")
+            try rows.expect("NOT NOT int16 == 1", rows: [0], "double negation")
+            try rows.expect("int16 == 1 and int32 == -5", rows: [0], "keywords in lower case")
+            try rows.expect("int16 == 1 OR int16 == 2 AND int32 == 0", rows: [0, 1], "AND binds tighter than OR")
+            try rows.expect("(int16 == 1 OR int16 == 2) AND int32 == 0", rows: [1], "parentheses")
+            try rows.expect("{1, 3} CONTAINS int16", rows: [0, 2], "a list CONTAINS a value is IN")
+            try rows.expect("TRUEPREDICATE", rows: [0, 1, 2, 3, 4, 5])
+            try rows.expect("FALSEPREDICATE", rows: [])
+            try rows.expect("  int16\n  ==\t1  ", rows: [0], "whitespace and newlines")
+            try rows.expect("int16 == %@", nil, rows: [3], "a nil argument is nil")
+            try rows.expect("%K BEGINSWITH %@", "string", "al", rows: [0], "%K names the key")
+            try rows.expect("%K IN %@", "uuid", [uuidA, uuidC], rows: [0, 2, 4], "%K with a collection argument")
+            try rows.expect("int64 == %ld OR int64 == %lld", -1, Int64(3), rows: [1, 2], "several specifiers, consumed in order")
+        },
+        ConformanceScenario("predicates.syntax.variables") { env in
+            let rows = try Fixture.allTypes(env)
+            try rows.expect("$LOW <= int16 AND int16 <= $HIGH", rows: [0, 1, 2], variables: ["LOW": 1, "HIGH": 3])
+            try rows.expect("$LOW <= int16 AND int16 <= $HIGH", rows: [1, 2, 5], "the same format, other values", variables: ["LOW": 2, "HIGH": .integer(Int64(Int16.max))])
+            try rows.expect("string BEGINSWITH[c] $PREFIX", rows: [0, 5], variables: ["PREFIX": "AL"])
+            try rows.expect("%K == $V", "int32", rows: [2, 4], "%K with a variable", variables: ["V": 7])
+            try rows.expect("int16 == $V", rows: [3], "a variable holding nil", variables: ["V": .null])
+            try rows.expect("date > $WHEN", rows: [1, 4], "a date variable", variables: ["WHEN": .date(base)])
+            try rows.expect("decimal == $D", rows: [1], variables: ["D": .decimal(Decimal(string: "2.5")!)])
+            try rows.expect("uuid == $U OR uri == $L", rows: [0, 1, 4], "UUID and URI variables", variables: ["U": .uuid(uuidB), "L": .uri(urlA)])
+            try rows.expect("string IN {$A, $B}", rows: [1, 2], "variables inside a list", variables: ["A": "Beta", "B": "gamma ray"])
+            try rows.expectInvalid("int16 == $MISSING")
+            for context in [rows.clean, rows.dirty] {
+                let error = try checkThrows(ObjectGraphError.self, "a variable without a value") {
+                    _ = try rows.rows(context, "int16 > $LOW AND int16 < $HIGH", [], variables: ["LOW": 1])
+                }
+                try checkEqual(error.code, .invalidFetch, "code")
+                try check(error.message.contains("HIGH"), "the error names the variable: \(error.message)")
+            }
+        },
+        ConformanceScenario("predicates.errors.operatorsOnWrongTypes") { env in
+            let rows = try Fixture.allTypes(env)
+            // String operators need a string attribute; a URI is not a string.
+            for format in [
+                "int16 BEGINSWITH '1'", "double ENDSWITH '5'", "date LIKE '*'", "uuid MATCHES '.*'",
+                "bool BEGINSWITH 'Y'", "uri BEGINSWITH 'https'", "data LIKE '*'", "decimal MATCHES '1.*'",
+            ] {
+                try rows.expectInvalid(format)
+            }
+            // Constants of a kind the attribute cannot hold.
+            for format in [
+                "date > 5", "uuid == 'x'", "uri == 'https://example.com/a'", "data == 'ab'", "int32 == 'seven'",
+                "string < 3", "bool == 2", "decimal == 'x'", "int16 IN {'a'}", "string BETWEEN {1, 2}", "float >= YES",
+            ] {
+                try rows.expectInvalid(format)
+            }
+            try rows.expectInvalid("date == %@", urlA)
+            try rows.expectInvalid("string LIKE %@", 5)
+            try rows.expectInvalid("string MATCHES '(['")
+            try rows.expectInvalid("nothing == 1")
+            try rows.expect("int16 == 1", rows: [0], "a well-formed fetch still works afterwards")
+        },
+        ConformanceScenario("predicates.errors.malformedFormats") { env in
+            // Store-independent, but a store must never see these: they fail while parsing.
+            try expectParseError("int16 BETWEEN {1}", at: 16)
+            try expectParseError("int16 ==", at: 8)
+            try expectParseError("int16 == 1 AND", at: 14)
+            try expectParseError("(int16 == 1", at: 11)
+            try expectParseError("int16 ~ 1", at: 6)
+            try expectParseError("string == 'open", at: 10)
+            try expectParseError("int16 == %d", at: 9)
+            try expectParseError("int16 == %d", "seven", at: 9)
+            try expectParseError("int16 == 1", 5, at: 10)
+            try expectParseError("string BEGINSWITH[x] 'a'", at: 18)
+            try expectParseError("SUBQUERY(x, $v, $v.a == 1) > 0", at: 27)
+            let rows = try Fixture.allTypes(env)
+            try rows.expect("int16 == 1", rows: [0], "the store is untouched")
+        },
+    ]
+}
