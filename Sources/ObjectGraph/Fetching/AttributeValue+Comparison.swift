@@ -16,7 +16,7 @@ extension AttributeValue {
         case (.integer(let a), .decimal(let b)): return order(Decimal(a), b)
         case (.decimal(let a), .double(let b)): return order(NSDecimalNumber(decimal: a).doubleValue, b)
         case (.double(let a), .decimal(let b)): return order(a, NSDecimalNumber(decimal: b).doubleValue)
-        case (.string(let a), .string(let b)): return order(a, b)
+        case (.string(let a), .string(let b)): return compareStrings(a, b)
         case (.bool(let a), .bool(let b)): return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending)
         // Booleans compare with the integers 0 and 1, as NSPredicate's `flag == 1` does.
         case (.bool(let a), .integer(let b)): return order(Int64(a ? 1 : 0), b)
@@ -35,6 +35,20 @@ extension AttributeValue {
     public static func predicateEqual(_ lhs: AttributeValue, _ rhs: AttributeValue) -> Bool {
         if lhs.isNull || rhs.isNull { return lhs.isNull && rhs.isNull }
         return compare(lhs, rhs) == .orderedSame
+    }
+
+    /// Unicode scalar order of the canonical compositions. Swift's `<` on strings is not a
+    /// strict weak order across normalization forms ("e\u{301}" and "\u{E9}1" are each not
+    /// less than the other, yet not equal), which would make sorting and `<` predicates
+    /// depend on how a string happens to be stored, so only ASCII strings take it directly.
+    static func compareStrings(_ a: String, _ b: String) -> ComparisonResult {
+        if a == b { return .orderedSame }  // canonical equivalence
+        if a.utf8.allSatisfy({ $0 < 0x80 }) && b.utf8.allSatisfy({ $0 < 0x80 }) {
+            return a < b ? .orderedAscending : .orderedDescending
+        }
+        let x = a.precomposedStringWithCanonicalMapping.unicodeScalars
+        let y = b.precomposedStringWithCanonicalMapping.unicodeScalars
+        return x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending
     }
 
     private static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
