@@ -105,6 +105,19 @@ extension PredicateScenarios {
             try rows.expect("string MATCHES 'r.sum.'", rows: [2, 5], "MATCHES: '.' is one Unicode scalar")
             try rows.expect("string MATCHES %@", "r\\Xsum\\X", rows: [2, 3, 5], "\\X is one character")
         },
+        ConformanceScenario("predicates.text.orderAcrossNormalizationForms") { env in
+            // Natural order is the Unicode scalar order of the canonical composition, whatever
+            // form a string is stored in: "é" decomposed is a prefix of "é1", so it sorts first.
+            let rows = try Fixture.strings(env, ["e\u{301}", "\u{E9}1", "\u{E9}e", "e\u{301}z", "e", "f", "\u{E9}"])
+            try rows.expect("string > 'é1'", rows: [2, 3], "é < é1 < ée < éz")
+            try rows.expect("string < %@", "\u{E9}e", rows: [0, 1, 4, 5, 6])
+            try rows.expect("string < %@", "e\u{301}e", rows: [0, 1, 4, 5, 6], "the constant's form does not matter either")
+            try rows.expect("string BETWEEN {'é', 'é1'}", rows: [0, 1, 6])
+            try rows.expect("string >= %@", "e\u{301}", rows: [0, 1, 2, 3, 6])
+            try expectOrder(rows, "TRUEPREDICATE", [SortKey("string")], [4, 5, 0, 6, 1, 2, 3], "sorted: e, f, é (both forms, by primary key), é1, ée, éz")
+            try expectOrder(rows, "TRUEPREDICATE", [SortKey("string", ascending: false)], [3, 2, 1, 0, 6, 5, 4], "and descending")
+            try expectOrder(rows, "TRUEPREDICATE", [SortKey("string", comparison: .caseInsensitive)], [4, 5, 0, 6, 1, 2, 3], "case-insensitive")
+        },
         ConformanceScenario("predicates.text.emoji") { env in
             // 1: 👍 + skin tone U+1F3FD; 2: man ZWJ woman ZWJ girl; 5: two flags; 6: woman ZWJ laptop.
             let rows = try Fixture.strings(env, ["👍", "👍🏽", "👨‍👩‍👧", "👨", "hi 👋🏿 there", "🇩🇪🇫🇷", "👩‍💻 coder", "ok👍", "👩"])
