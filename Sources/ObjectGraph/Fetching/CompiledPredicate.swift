@@ -138,7 +138,9 @@ public struct CompiledComparison: Sendable {
             throw ObjectGraphError(.invalidFetch, key: path.path, "a to-many key path on the right needs IN")
         }
         switch op {
-        case .beginsWith, .endsWith, .like, .matches:
+        case .beginsWith, .endsWith, .like, .matches, .contains:
+            // CONTAINS is a substring test on a string attribute (membership when the key path
+            // ends in a to-many relationship, which has no attribute type).
             if case .keyPath(let p) = left, let t = p.attributeType, t != .string {
                 throw ObjectGraphError(.invalidFetch, key: p.path, "\(op.rawValue) needs a string, but \(p.path) is \(t.rawValue)")
             }
