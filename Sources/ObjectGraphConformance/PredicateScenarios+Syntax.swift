@@ -60,6 +60,7 @@ extension PredicateScenarios {
             for format in [
                 "int16 BEGINSWITH '1'", "double ENDSWITH '5'", "date LIKE '*'", "uuid MATCHES '.*'",
                 "bool BEGINSWITH 'Y'", "uri BEGINSWITH 'https'", "data LIKE '*'", "decimal MATCHES '1.*'",
+                "int16 CONTAINS 1", "int32 CONTAINS '7'", "date CONTAINS 'x'", "uri CONTAINS 'example'", "data CONTAINS 'a'",
             ] {
                 try rows.expectInvalid(format)
             }
