@@ -10,8 +10,12 @@ import Testing
 /// interpreter over plain Swift values that shares no code with ObjectGraph's evaluator.
 ///
 /// Each graph is checked twice: saved (the store answers), then with unsaved updates, inserts,
-/// deletes and relationship moves of items (the context merges them). Set `OBJECTGRAPH_SEED`
-/// to replay a run; every failure message names the seed.
+/// deletes and relationship moves of items (the context merges them; the same request with
+/// `includesPendingChanges = false` must give the saved answer). Each case is fetched unsorted
+/// and, for every second or third case, with random sort keys, offset and limit; IDs are
+/// compared as sets and as sequences, and `count(for:)` with the fetch. 20 graphs × (150 + 50)
+/// cases per backend. The seed is random unless `OBJECTGRAPH_SEED` is set, and every failure
+/// message names it, so any failure can be replayed.
 @Suite("Differential fetching")
 struct DifferentialTests {
     static let graphs = 20
@@ -71,10 +75,11 @@ struct DifferentialRun {
             // Unsaved changes of items; predicates that do not walk back into items through
             // `owner.items` (only changed objects of the fetched entity are re-evaluated).
             let writer = container.newBackgroundContext()
+            let saved = graph
             try change(&graph, &ids, in: writer)
             for p in 0..<pending {
                 let predicate = generator.predicate("Item", graph, backReferences: false)
-                try check(predicate, "Item", graph, ids, writer, label: "graph \(g) pending case \(p)", sorted: p % 2 == 0)
+                try check(predicate, "Item", graph, ids, writer, label: "graph \(g) pending case \(p)", sorted: p % 2 == 0, saved: saved)
             }
         }
     }
@@ -153,35 +158,39 @@ struct DifferentialRun {
     }
 
     /// Runs `predicate` on `root` in `context` (unsorted, then sorted and paged when
-    /// `sorted`), and compares with the reference.
-    mutating func check(_ predicate: GPred, _ root: String, _ graph: RGraph, _ ids: [String: [ObjectID]], _ context: ManagedObjectContext, label: String, sorted: Bool) throws {
+    /// `sorted`), and compares with the reference. With `saved` (the graph before the
+    /// context's unsaved changes), also runs it ignoring pending changes, against `saved`.
+    mutating func check(_ predicate: GPred, _ root: String, _ graph: RGraph, _ ids: [String: [ObjectID]], _ context: ManagedObjectContext, label: String, sorted: Bool, saved: RGraph? = nil) throws {
         cases += 1
         var arguments: [Any?] = []
         let format = generator.render(predicate, id: { ids[$0]![$1] }, arguments: &arguments)
-        let reference = Reference(graph: graph)
-        var requests: [(sortKeys: [SortKey], offset: Int, limit: Int)] = [([], 0, 0)]
-        if sorted { requests.append((generator.sortKeys(root), generator.pick([0, 0, 1, 3]), generator.pick([0, 0, 1, 2, 5]))) }
+        struct Variant { var sortKeys: [SortKey] = [], offset = 0, limit = 0, pending = true, graph: RGraph }
+        var variants = [Variant(graph: graph)]
+        if sorted { variants.append(Variant(sortKeys: generator.sortKeys(root), offset: generator.pick([0, 0, 1, 3]), limit: generator.pick([0, 0, 1, 2, 5]), graph: graph)) }
+        if let saved { variants.append(Variant(pending: false, graph: saved)) }
         let index = Dictionary(uniqueKeysWithValues: ids[root]!.enumerated().map { ($1, $0) })
         let describe = { "\(root) '\(format)' \(arguments.map { $0.map { "\($0)" } ?? "nil" })" }
         do {
             let parsed = try FetchPredicate(format: format, argumentArray: arguments)
-            for (sortKeys, offset, limit) in requests {
-                let expected = reference.fetch(root, predicate, sortKeys: sortKeys, offset: offset, limit: limit)
-                if sortKeys.isEmpty && !expected.isEmpty && expected.count < graph.live(root).count { informative += 1 }
-                var request = FetchRequest<ManagedObject>(entityName: root, predicate: parsed, sortKeys: sortKeys)
-                request.fetchOffset = offset
-                request.fetchLimit = limit
+            for variant in variants {
+                let expected = Reference(graph: variant.graph).fetch(root, predicate, sortKeys: variant.sortKeys, offset: variant.offset, limit: variant.limit)
+                if variant.sortKeys.isEmpty && variant.pending && !expected.isEmpty && expected.count < graph.live(root).count { informative += 1 }
+                var request = FetchRequest<ManagedObject>(entityName: root, predicate: parsed, sortKeys: variant.sortKeys)
+                request.fetchOffset = variant.offset
+                request.fetchLimit = variant.limit
+                request.includesPendingChanges = variant.pending
                 let (found, count) = try context.performAndWait { (try context.fetchObjectIDs(request), try context.count(for: request)) }
                 let actual = found.map { index[$0] ?? -1 }
-                let order = sortKeys.isEmpty ? "" : " sorted by \(sortKeys.map { "\($0.keyPath) \($0.ascending ? "asc" : "desc") \($0.comparison.rawValue)" }), offset \(offset), limit \(limit)"
+                var what = variant.sortKeys.isEmpty ? "" : " sorted by \(variant.sortKeys.map { "\($0.keyPath) \($0.ascending ? "asc" : "desc") \($0.comparison.rawValue)" }), offset \(variant.offset), limit \(variant.limit)"
+                if !variant.pending { what += " ignoring pending changes" }
                 if Set(actual) != Set(expected) {
                     let differing = Set(actual).symmetricDifference(expected).sorted().prefix(4)
-                    failures.append("seed \(seed), \(label): \(describe())\(order): expected rows \(expected.sorted()), got \(actual.sorted()); differing: \(differing.map { Self.dump(graph, root, $0) })")
+                    failures.append("seed \(seed), \(label): \(describe())\(what): expected rows \(expected.sorted()), got \(actual.sorted()); differing: \(differing.map { Self.dump(variant.graph, root, $0) })")
                 } else if actual != expected {
                     let first = actual.indices.first { actual[$0] != expected[$0] } ?? 0
-                    failures.append("seed \(seed), \(label): \(describe())\(order): expected order \(expected), got \(actual); first difference: \(Self.dump(graph, root, expected[first])) vs \(Self.dump(graph, root, actual[first]))")
+                    failures.append("seed \(seed), \(label): \(describe())\(what): expected order \(expected), got \(actual); first difference: \(Self.dump(variant.graph, root, expected[first])) vs \(Self.dump(variant.graph, root, actual[first]))")
                 } else if count != expected.count {
-                    failures.append("seed \(seed), \(label): \(describe())\(order): count(for:) is \(count), fetch returned \(expected.count)")
+                    failures.append("seed \(seed), \(label): \(describe())\(what): count(for:) is \(count), fetch returned \(expected.count)")
                 }
             }
         } catch {
