@@ -64,7 +64,7 @@ extension SQLiteStore {
                 let statement = try connection.prepare("SELECT COUNT(*) \(from) \(whereSQL)")
                 for (offset, value) in bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
                 let count = try statement.step() ? Int(statement.int64(0)) : 0
-                return StoreFetchResult(count: count, applied: .all)
+                return StoreFetchResult(count: request.rangedCount(count), applied: .all)
             }
             var sql = "SELECT \(request.resultType == .objectIDs && everything ? "t0.pk, t0.entity" : selectList(root, alias: "t0")) \(from) \(whereSQL)"
             sql += " ORDER BY \(orderSQL ?? "t0.pk")"

@@ -78,9 +78,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             rows = try rows.filter { try evaluator.evaluate(compiled, on: $0) }
         }
         if request.resultType == .count {
-            // The number a fetch would return: after the offset, at most the limit.
-            let afterOffset = max(0, rows.count - max(request.offset, 0))
-            return StoreFetchResult(count: request.limit.map { min(afterOffset, max($0, 0)) } ?? afterOffset, applied: .all)
+            return StoreFetchResult(count: request.rangedCount(rows.count), applied: .all)
         }
         let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
         rows = try sort.sort(rows, using: evaluator)

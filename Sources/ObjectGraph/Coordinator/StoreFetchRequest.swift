@@ -40,6 +40,13 @@ public struct StoreFetchRequest: Sendable {
         self.resultType = resultType
     }
 
+    /// What a ``ResultType/count`` answer holds when `matching` rows match: the rows left
+    /// after the offset, at most the limit — the number a fetch would return.
+    public func rangedCount(_ matching: Int) -> Int {
+        let afterOffset = max(0, matching - max(offset, 0))
+        return limit.map { min(afterOffset, max($0, 0)) } ?? afterOffset
+    }
+
     /// The entity names whose rows qualify.
     public var entityNames: Set<String> {
         includesSubentities ? entity.hierarchyNames : [entity.name]
