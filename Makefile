@@ -2,6 +2,8 @@
 #
 #   make demo   installs the system libraries, builds, runs the demo on the default store
 #   make test   the same, then every test and the conformance matrix
+#   make bench  release build, then ObjectGraph against raw sqlite3 (BENCH_ARGS="--quick", or
+#               workload names; not part of make test — see Benchmarks/README.md)
 #
 # System libraries come from apt (libsqlite3-dev, liblmdb-dev) and are installed only when
 # missing; as root directly, otherwise through sudo.
@@ -9,7 +11,9 @@
 SWIFT ?= swift
 APT_PACKAGES := libsqlite3-dev liblmdb-dev
 
-.PHONY: all deps build demo test conformance clean
+BENCH_ARGS ?=
+
+.PHONY: all deps build demo test conformance bench clean
 
 all: build
 
@@ -39,6 +43,10 @@ test: deps
 
 conformance: build
 	$(SWIFT) run objectgraph conformance
+
+bench: deps
+	$(SWIFT) build -c release --product objectgraph-bench
+	"$$($(SWIFT) build -c release --show-bin-path)/objectgraph-bench" $(BENCH_ARGS)
 
 clean:
 	rm -rf .build

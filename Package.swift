@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
         .library(name: "ObjectGraphConformance", targets: ["ObjectGraphConformance"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
+        .executable(name: "objectgraph-bench", targets: ["ObjectGraphBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -51,6 +52,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/objectgraph"
+        ),
+        .executableTarget(
+            name: "ObjectGraphBenchmarks",
+            dependencies: [
+                "ObjectGraph", "ObjectGraphSQLite", "CSQLite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/ObjectGraphBenchmarks"
         ),
         .testTarget(
             name: "ObjectGraphTests",

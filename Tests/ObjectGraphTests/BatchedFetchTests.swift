@@ -44,6 +44,38 @@ struct BatchedFetchTests {
         }
     }
 
+    @Test("batched iteration keeps its rows out of the row cache, but uses rows already cached")
+    func batchedIterationBypassesRowCache() throws {
+        let (container, context) = try Self.populated(1_050)
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Row", sortKeys: [SortKey("n")])
+            request.fetchBatchSize = 100
+            let results = try context.fetchBatched(request)
+            var sum: Int64 = 0
+            for row in results { sum += try row.value(forKey: "n") as! Int64 }
+            #expect(sum == 1_049 * 1_050 / 2)
+            #expect(container.coordinator.rowCache.count == 0, "a scan does not fill the shared cache")
+        }
+        let other = container.newBackgroundContext()
+        try other.performAndWait {
+            var loaded = FetchRequest<ManagedObject>(entityName: "Row", predicate: .key("n") < 100)
+            loaded.returnsObjectsAsFaults = false
+            let fetched = try other.fetch(loaded)
+            #expect(fetched.count == 100)
+            #expect(container.coordinator.rowCache.count == 100, "fetched rows are cached as before")
+        }
+        try context.performAndWait {
+            context.reset()
+            context.resetStatistics()
+            var request = FetchRequest<ManagedObject>(entityName: "Row", sortKeys: [SortKey("n")])
+            request.fetchBatchSize = 100
+            let results = try context.fetchBatched(request)
+            _ = try results[0].value(forKey: "n")
+            #expect(context.statistics.rowCacheHits == 100, "the first batch comes from the cache")
+            #expect(context.statistics.storeRoundTrips == 1, "only the ID fetch reached the store")
+        }
+    }
+
     @Test("fetch with a batch size fires a whole batch when one of its faults is touched")
     func batchFaulting() throws {
         let (_, context) = try Self.populated(25)

@@ -38,7 +38,9 @@ extension ManagedObjectContext {
     }
 
     /// Fires many faults in one round trip (used by batches, prefetching and sorting).
-    func fulfillFaults(_ objects: [ManagedObject]) throws {
+    /// `cachingRows: false` keeps the loaded rows out of the coordinator's row cache (cached
+    /// rows are still used).
+    func fulfillFaults(_ objects: [ManagedObject], cachingRows: Bool = true) throws {
         var missing: [ObjectID] = []
         var byID: [ObjectID: ManagedObject] = [:]
         for object in objects where object.isFaultStorage && !object.objectID.isTemporary {
@@ -54,7 +56,7 @@ extension ManagedObjectContext {
         }
         guard !missing.isEmpty else { return }
         statisticsStorage.storeRoundTrips += 1
-        for snapshot in try coordinator.snapshots(for: missing) {
+        for snapshot in try coordinator.snapshots(for: missing, caching: cachingRows) {
             guard let object = byID[snapshot.objectID], object.isFaultStorage else { continue }
             statisticsStorage.faultsFired += 1
             object.install(snapshot)

@@ -123,8 +123,10 @@ public final class PersistentStoreCoordinator: Sendable {
 
     // MARK: Reading
 
-    /// Rows for `ids`, grouped into one call per store.
-    func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
+    /// Rows for `ids`, grouped into one call per store. With `caching` false the rows are not
+    /// added to the row cache (used for scans, which would otherwise evict everything and
+    /// hold a cache's worth of rows nobody asks for again).
+    func snapshots(for ids: [ObjectID], caching: Bool = true) throws -> [RowSnapshot] {
         var byStore: [String: (Entry, [ObjectID])] = [:]
         for id in ids where !id.isTemporary {
             let entry = try entry(for: id)
@@ -133,7 +135,7 @@ public final class PersistentStoreCoordinator: Sendable {
         var result: [RowSnapshot] = []
         for (entry, storeIDs) in byStore.values {
             let rows = try entry.gate.read { try entry.store.snapshots(for: storeIDs) }
-            rowCache.store(rows)
+            if caching { rowCache.store(rows) }
             result.append(contentsOf: rows)
         }
         return result

@@ -4,7 +4,11 @@
 /// Reading element `i` loads the whole batch containing it in one store round trip; only the
 /// most recently used batches are kept, so iterating a million objects keeps a bounded number
 /// alive (objects without changes are held weakly by their context and go away with their
-/// batch). Confined, like its objects, to its context's queue.
+/// batch). Rows loaded for a batch live in their objects only: they are not added to the
+/// coordinator's row cache, which a long iteration would otherwise fill to its capacity (about
+/// 60 MiB at the default 100,000 rows) with rows of batches already released, evicting the
+/// rows other contexts use. Rows already cached are still used. Confined, like its objects,
+/// to its context's queue.
 public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessCollection {
     /// The matching object IDs, in fetch order.
     public let objectIDs: [ObjectID]
@@ -55,7 +59,7 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
         }
         let ids = objectIDs[start..<Swift.min(objectIDs.count, start + batchSize)]
         let objects = ids.map(context.registeredOrFault)
-        try context.fulfillFaults(objects)
+        try context.fulfillFaults(objects, cachingRows: false)
         var typed: [Element] = []
         typed.reserveCapacity(objects.count)
         for object in objects {

@@ -1,0 +1,107 @@
+import ArgumentParser
+import CSQLite
+import Foundation
+
+/// `objectgraph-bench`: ObjectGraph on SQLite against raw sqlite3 doing the same work, in one
+/// run, reported as ratios of medians. See Benchmarks/README.md.
+@main
+struct BenchmarkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "objectgraph-bench",
+        abstract: "ObjectGraph's SQLite store against raw sqlite3, side by side, as ratios.",
+        discussion: "Workloads: \((allWorkloads.map(\.name) + ["memory"]).joined(separator: ", ")). Run a release build.")
+
+    static let allWorkloads: [Workload] = ChatWorkloads.all + SchoolWorkloads.all
+
+    @Argument(help: "Workloads to run (default: all). 'memory' is the batched-iteration memory check.")
+    var workloads: [String] = []
+
+    @Flag(help: "Smaller sizes (100 chats, 1,000 students, 100k objects for memory), 3 repetitions.")
+    var quick = false
+
+    @Option(help: "Repetitions per side (default 5, or 3 with --quick); the median is reported.")
+    var repetitions: Int?
+
+    @Option(help: "A side whose runs average more than this many seconds is not repeated further.")
+    var budget: Double = 60
+
+    @Option(help: "Chats (messages per chat stay 100 unless --messages-per-chat).")
+    var chats: Int?
+
+    @Option(help: "Messages per chat.")
+    var messagesPerChat: Int?
+
+    @Option(help: "Objects for the memory workload.")
+    var memoryObjects: Int?
+
+    @Option(help: "For the memory workload: iterate through a coordinator with this row-cache capacity (default: the container's).")
+    var memoryRowCache: Int?
+
+    @Option(help: "A directory for the database files, kept afterwards (default: a temporary one, removed).")
+    var directory: String?
+
+    @Flag(help: "Print every repetition's time and tally to standard error.")
+    var verbose = false
+
+    @Flag(help: "List the workloads and exit.")
+    var list = false
+
+    @Option(help: .hidden) var memoryChild: String?
+    @Option(help: .hidden) var memoryPath: String?
+    @Option(help: .hidden) var memoryCount: Int?
+
+    func validate() throws {
+        let known = Set(Self.allWorkloads.map(\.name) + ["memory"])
+        for name in workloads where !known.contains(name) {
+            throw ValidationError("unknown workload '\(name)'; known: \(known.sorted().joined(separator: ", "))")
+        }
+        if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
+    }
+
+    func run() throws {
+        if let memoryChild {
+            try MemoryWorkload.runChild(mode: memoryChild, path: memoryPath ?? "", count: memoryCount ?? 0, rowCacheCapacity: memoryRowCache)
+            return
+        }
+        if list {
+            for workload in Self.allWorkloads { print(Harness.pad(workload.name, 18) + workload.summary) }
+            print(Harness.pad("memory", 18) + "insert N small objects in batches, then iterate them with fetchBatched(500): peak RSS")
+            return
+        }
+        var sizes = quick ? Sizes.quick : Sizes.full
+        if let chats { sizes.chats = chats }
+        if let messagesPerChat { sizes.messagesPerChat = messagesPerChat }
+        if let memoryObjects { sizes.memoryObjects = memoryObjects }
+        let repetitions = self.repetitions ?? (quick ? 3 : 5)
+        let selected = workloads.isEmpty ? Self.allWorkloads.map(\.name) + ["memory"] : workloads
+
+        let keep = directory != nil
+        let root = directory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-bench-\(UUID().uuidString)")
+        let fixtures = try Fixtures(directory: root, sizes: sizes)
+        defer { if !keep { try? FileManager.default.removeItem(at: root) } }
+
+        let verbose = self.verbose
+        let log: (String) -> Void = { line in
+            if verbose { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
+        let date = ISO8601DateFormatter().string(from: Date())
+        print("# objectgraph-bench \(quick ? "--quick " : "")on \(date): \(ProcessInfo.processInfo.activeProcessorCount) cores, sqlite \(String(cString: sqlite3_libversion()))")
+        print("# \(sizes.chats) chats × \(sizes.messagesPerChat) messages, \(sizes.students) students × \(sizes.subjectsPerStudent) of \(sizes.subjects) subjects; median of \(repetitions) runs per side; ratio = objectgraph / raw")
+        print(Harness.header())
+        var measurements: [Measurement] = []
+        for workload in Self.allWorkloads where selected.contains(workload.name) {
+            log("\(workload.name): \(workload.summary)")
+            let measurement = try Harness.measure(workload, fixtures: fixtures, repetitions: repetitions, budget: budget, log: log)
+            measurements.append(measurement)
+            print(Harness.row(measurement))
+            fflush(nil)
+        }
+        if selected.contains("memory") {
+            for line in try MemoryWorkload.run(fixtures, rowCacheCapacity: memoryRowCache, log: log) { print(line) }
+        }
+        if let worst = measurements.max(by: { $0.ratio < $1.ratio }) {
+            print("sqlite worst ratio: \(String(format: "%.2f", worst.ratio)) (\(worst.name))")
+        }
+    }
+}
