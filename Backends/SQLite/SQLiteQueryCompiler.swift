@@ -4,23 +4,28 @@ import ObjectGraph
 /// spliced into SQL text. Anything it cannot express exactly as the shared evaluator would
 /// answer throws ``Unsupported``, and the store leaves that part to the shared layer.
 ///
-/// Exactness rules: every comparison yields 0 or 1, never NULL (`COALESCE(…, 0)`), so `NOT`
-/// and `ALL` follow two-valued logic like the evaluator; `!=` uses `IS NOT` so a missing value
-/// differs from every value; strings compare through the registered collations and `og_text`
+/// Exactness rules: every comparison yields 0 or 1, never NULL, so `NOT` and `ALL` follow
+/// two-valued logic like the evaluator. The forms are chosen so SQLite can still use an index:
+/// `=` is `IS` (a missing value equals nothing), `!=` is `IS NOT` (a missing value differs from
+/// every value), ranges and `IN` are guarded by `IS NOT NULL` (`NULL AND 0` is 0), and only
+/// the string functions need `COALESCE`; strings compare through the registered collations and `og_text`
 /// (see ``SQLiteFunctions``); decimals (stored as text) are not compiled.
 struct SQLiteQueryCompiler {
     struct Unsupported: Error {}
 
     let schema: SQLiteSchema
     let model: ManagedObjectModel
+    /// The store's UUID: an object ID from another store matches no row here.
+    let storeIdentifier: String
     var joins: [String] = []
     var bindings: [AttributeValue] = []
     private var aliases: [String: String] = [:]  // joined key-path prefix → alias
     private var aliasCount = 0
 
-    init(schema: SQLiteSchema, model: ManagedObjectModel) {
+    init(schema: SQLiteSchema, model: ManagedObjectModel, storeIdentifier: String) {
         self.schema = schema
         self.model = model
+        self.storeIdentifier = storeIdentifier
     }
 
     // MARK: Columns
@@ -60,22 +65,21 @@ struct SQLiteQueryCompiler {
     // MARK: Predicates
 
     mutating func predicate(_ predicate: FetchPredicate, entity: EntityDescription) throws -> String {
-        try compile(predicate, entity: entity, member: nil)
+        try compile(predicate, entity: entity)
     }
 
-    private mutating func compile(_ predicate: FetchPredicate, entity: EntityDescription, member: String?) throws -> String {
+    private mutating func compile(_ predicate: FetchPredicate, entity: EntityDescription) throws -> String {
         switch predicate {
         case .constant(let value): return value ? "1" : "0"
         case .and(let parts):
             guard !parts.isEmpty else { return "1" }
-            return "(" + (try parts.map { try compile($0, entity: entity, member: member) }).joined(separator: " AND ") + ")"
+            return "(" + (try parts.map { try compile($0, entity: entity) }).joined(separator: " AND ") + ")"
         case .or(let parts):
             guard !parts.isEmpty else { return "0" }
-            return "(" + (try parts.map { try compile($0, entity: entity, member: member) }).joined(separator: " OR ") + ")"
+            return "(" + (try parts.map { try compile($0, entity: entity) }).joined(separator: " OR ") + ")"
         case .not(let inner):
-            return "(NOT \(try compile(inner, entity: entity, member: member)))"
+            return "(NOT \(try compile(inner, entity: entity)))"
         case .comparison(let comparison):
-            guard member == nil else { throw Unsupported() }
             return try compile(comparison, entity: entity)
         }
     }
@@ -83,7 +87,8 @@ struct SQLiteQueryCompiler {
     private mutating func compile(_ c: PredicateComparison, entity: EntityDescription) throws -> String {
         guard case .keyPath(let keyPath) = c.left else {
             if case .evaluatedObject = c.left, case .object(let id) = c.right, c.op == .equal || c.op == .notEqual {
-                let match = "(t0.pk = \(bind(.integer(id.primaryKey ?? -1))) AND t0.entity = \(bind(.string(id.entityName))))"
+                guard let pk = id.primaryKey, id.storeIdentifier == storeIdentifier else { return c.op == .equal ? "0" : "1" }
+                let match = "(t0.pk = \(bind(.integer(pk))) AND t0.entity = \(bind(.string(id.entityName))))"
                 return c.op == .equal ? match : "(NOT \(match))"
             }
             throw Unsupported()
@@ -101,11 +106,16 @@ struct SQLiteQueryCompiler {
             guard !relationship.isToMany, !path.steps.contains(where: \.isToMany), c.modifier == .direct, !relationship.isTransient else { throw Unsupported() }
             let alias = try alias(for: path.steps)
             let (fk, fke) = SQLiteSchema.foreignKey(relationship)
+            let hierarchy = schema.layouts[model.destination(of: relationship).name]?.allEntitiesOfRoot ?? []
             func equals(_ operand: PredicateOperand) throws -> String {
                 switch operand {
                 case .constant(.null): return "(\(alias).\(fk) IS NULL)"
                 case .object(let id):
-                    return "COALESCE(\(alias).\(fk) = \(bind(.integer(id.primaryKey ?? -1))) AND \(alias).\(fke) = \(bind(.string(id.entityName))), 0)"
+                    guard let pk = id.primaryKey, id.storeIdentifier == storeIdentifier, hierarchy.contains(id.entityName) else { return "0" }
+                    // A key is unique within its table, so the entity column only needs checking
+                    // when the table holds several entities.
+                    if hierarchy.count == 1 { return "(\(alias).\(fk) IS \(bind(.integer(pk))))" }
+                    return "(\(alias).\(fk) IS \(bind(.integer(pk))) AND \(alias).\(fke) IS \(bind(.string(id.entityName))))"
                 default: throw Unsupported()
                 }
             }
@@ -173,21 +183,21 @@ struct SQLiteQueryCompiler {
                 let test = "COALESCE(og_text(\(SQLiteFunctions.opcode(.equal)), \(c.options.rawValue), \(expression), \(bind(value))), 0)"
                 return c.op == .equal ? test : "(NOT \(test))"
             }
-            return c.op == .equal ? "COALESCE(\(expression) = \(bind(value))\(collate), 0)" : "(\(expression) IS NOT \(bind(value))\(collate))"
+            return "(\(expression) \(c.op == .equal ? "IS" : "IS NOT") \(bind(value))\(collate))"
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             let value = try constant(c.right)
             if value.isNull { return "0" }
             if isString && !c.options.isEmpty {
                 return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(value))), 0)"
             }
-            return "COALESCE(\(expression) \(c.op.rawValue) \(bind(value))\(collate), 0)"
+            return "(\(expression) IS NOT NULL AND \(expression) \(c.op.rawValue) \(bind(value))\(collate))"
         case .in:
             guard case .list(let items) = c.right, c.options.isEmpty || !isString else { throw Unsupported() }
             let values = try items.map(constant)
             let present = values.filter { !$0.isNull }
             var parts: [String] = []
             if !present.isEmpty {
-                parts.append("COALESCE(\(expression)\(collate) IN (\(present.map { bind($0) }.joined(separator: ", "))), 0)")
+                parts.append("(\(expression) IS NOT NULL AND \(expression)\(collate) IN (\(present.map { bind($0) }.joined(separator: ", "))))")
             }
             if present.count != values.count { parts.append("(\(expression) IS NULL)") }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
@@ -195,7 +205,7 @@ struct SQLiteQueryCompiler {
             guard case .list(let items) = c.right, items.count == 2, c.options.isEmpty || !isString else { throw Unsupported() }
             let low = try constant(items[0]), high = try constant(items[1])
             if low.isNull || high.isNull { return "0" }
-            return "COALESCE(\(expression) >= \(bind(low))\(collate) AND \(expression) <= \(bind(high))\(collate), 0)"
+            return "(\(expression) IS NOT NULL AND \(expression) >= \(bind(low))\(collate) AND \(expression) <= \(bind(high))\(collate))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard isString, case .string = try constant(c.right) else { throw Unsupported() }
             return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(try constant(c.right)))), 0)"

@@ -34,6 +34,13 @@ struct SQLiteSchema {
         let attributeColumns: [String?]
         let toOneColumns: [(pk: String, entity: String)?]
         let toMany: [ToManyStorage]
+        /// Result-column positions (in a ``SQLiteStore/selectList(_:alias:)`` row) of each
+        /// attribute and to-one, resolved once so decoding a row does no name lookups.
+        var attributePositions: [Int32?] = []
+        var toOnePositions: [(pk: Int32, entity: Int32)?] = []
+        /// Every entity sharing this entity's table (its hierarchy): a fetch of all of them
+        /// needs no filter on the entity column.
+        var allEntitiesOfRoot: Set<String> = []
     }
 
     let model: ManagedObjectModel
@@ -44,7 +51,9 @@ struct SQLiteSchema {
     /// Join table name → the relationship it stores.
     private(set) var joinTables: [String: RelationshipDescription] = [:]
 
-    static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quote(_ identifier: String) -> String {
+        identifier.contains("\"") ? "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
+    }
     static func table(_ root: String) -> String { quote(root) }
     static func attributeColumn(_ attribute: AttributeDescription) -> String { quote("a:\(attribute.entityName).\(attribute.name)") }
     static func foreignKey(_ relationship: RelationshipDescription) -> (pk: String, entity: String) {
@@ -91,6 +100,16 @@ struct SQLiteSchema {
             }
         }
         self.tableColumns = columns
+        for (name, layout) in layouts {
+            var positions: [String: Int32] = [:]
+            for (offset, column) in (columns[layout.entity.rootName] ?? []).enumerated() { positions[column] = Int32(offset + 3) }
+            layouts[name]?.attributePositions = layout.attributeColumns.map { $0.flatMap { positions[$0] } }
+            layouts[name]?.toOnePositions = layout.toOneColumns.map { pair in
+                guard let pair, let pk = positions[pair.pk], let entity = positions[pair.entity] else { return nil }
+                return (pk, entity)
+            }
+            layouts[name]?.allEntitiesOfRoot = Set(entities.filter { $0.rootName == layout.entity.rootName }.map(\.name))
+        }
     }
 
     func layout(_ entityName: String) throws -> EntityLayout {

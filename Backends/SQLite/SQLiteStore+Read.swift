@@ -9,23 +9,24 @@ extension SQLiteStore {
         return (["pk", "entity", "version"] + (schema.tableColumns[root] ?? [])).map { prefix + $0 }.joined(separator: ", ")
     }
 
-    /// Builds a snapshot from the current row of `statement` (selected with ``selectList(_:)``).
+    /// Builds a snapshot from the current row of `statement` (selected with ``selectList(_:)``),
+    /// through the column positions the schema resolved once per entity.
     func snapshot(from statement: SQLiteStatement, root: String) throws -> RowSnapshot? {
         guard let entityName = statement.string(1), let layout = schema.layouts[entityName] else { return nil }
-        let columns = schema.tableColumns[root] ?? []
-        var index: [String: Int32] = [:]
-        for (offset, column) in columns.enumerated() { index[column] = Int32(offset + 3) }
         var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(layout.attributeColumns.count)
-        for (slot, column) in layout.attributeColumns.enumerated() {
-            guard let column, let position = index[column] else { attributes.append(.null); continue }
+        attributes.reserveCapacity(layout.attributePositions.count)
+        for (slot, position) in layout.attributePositions.enumerated() {
+            guard let position else { attributes.append(.null); continue }
             attributes.append(statement.value(position, as: layout.entity.attributes[slot].type))
         }
         var toOne: [ObjectID?] = []
-        for pair in layout.toOneColumns {
-            guard let pair, let pk = index[pair.pk], let entity = index[pair.entity], !statement.isNull(pk),
-                  let destination = statement.string(entity) else { toOne.append(nil); continue }
-            toOne.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: statement.int64(pk)))
+        toOne.reserveCapacity(layout.toOnePositions.count)
+        for positions in layout.toOnePositions {
+            guard let positions, !statement.isNull(positions.pk), let destination = statement.string(positions.entity) else {
+                toOne.append(nil)
+                continue
+            }
+            toOne.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: statement.int64(positions.pk)))
         }
         return RowSnapshot(
             objectID: ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: statement.int64(0)),
@@ -38,11 +39,11 @@ extension SQLiteStore {
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         try withReader { connection in
             let root = request.entity.rootName
-            var compiler = SQLiteQueryCompiler(schema: schema, model: model)
+            var compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier)
             var predicateSQL: String? = "1"
             if let predicate = request.predicate {
                 predicateSQL = try? compiler.predicate(predicate, entity: request.entity)
-                if predicateSQL == nil { compiler = SQLiteQueryCompiler(schema: schema, model: model) }
+                if predicateSQL == nil { compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier) }
             }
             var orderSQL: String? = nil
             if predicateSQL != nil {
@@ -52,11 +53,19 @@ extension SQLiteStore {
                     orderSQL = order
                 }
             }
-            let names = request.entityNames.sorted()
-            var bindings: [AttributeValue] = names.map { .string($0) }
-            let entityFilter = "t0.entity IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+            var bindings: [AttributeValue] = []
+            var conditions: [String] = []
+            // Fetching every entity of the table needs no entity filter (and then an index on
+            // the predicate's column can serve the query alone).
+            let requested = request.entityNames
+            if !(schema.layouts[request.entity.name]?.allEntitiesOfRoot.isSubset(of: requested) ?? false) {
+                let names = requested.sorted()
+                bindings = names.map { .string($0) }
+                conditions.append("t0.entity IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
+            }
+            if let predicateSQL, predicateSQL != "1" { conditions.append(predicateSQL) }
             let from = "FROM \(SQLiteSchema.table(root)) AS t0 " + compiler.joins.joined(separator: " ")
-            let whereSQL = "WHERE \(entityFilter)" + (predicateSQL.map { " AND \($0)" } ?? "")
+            let whereSQL = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             bindings += predicateSQL == nil ? [] : compiler.bindings
             let everything = predicateSQL != nil && orderSQL != nil
 

@@ -8,14 +8,15 @@ extension ManagedObjectContext {
     /// deletes of the fetched entity are reflected exactly as a save would reflect them.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         try checkQueue("fetch(\(request.entityName ?? String(describing: T.self)))")
-        let (entity, ids, snapshots) = try executeFetch(request)
+        let (entity, ids, rows) = try executeFetch(request)
         var objects: [T] = []
         objects.reserveCapacity(ids.count)
         var faults: [ManagedObject] = []
-        for id in ids {
+        for (position, id) in ids.enumerated() {
             let object = registeredOrFault(id)
             if object.isFaultStorage {
-                if let snapshot = snapshots[id], !request.returnsObjectsAsFaults {
+                if !rows.isEmpty, !request.returnsObjectsAsFaults {
+                    let snapshot = rows[position]
                     statisticsStorage.faultsFired += 1
                     object.install(snapshot)
                     object.awakeFromFetch()
@@ -101,14 +102,16 @@ extension ManagedObjectContext {
             || deletedStorage.keys.contains { names.contains($0.entityName) }
     }
 
-    private func executeFetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> (entity: EntityDescription, ids: [ObjectID], snapshots: [ObjectID: RowSnapshot]) {
+    /// The matching IDs in order, with their rows in the same order when the store sent rows
+    /// (otherwise `rows` is empty).
+    private func executeFetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> (entity: EntityDescription, ids: [ObjectID], rows: [RowSnapshot]) {
         try processPendingChanges()
         let entity = try fetchEntity(of: request)
         var storeRequest = try makeStoreRequest(request, entity: entity)
         guard request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) else {
             statisticsStorage.storeRoundTrips += 1
             let answer = try coordinator.fetch(storeRequest)
-            return (entity, answer.ids, answer.snapshots)
+            return (entity, answer.ids, answer.rows)
         }
         // Unsaved changes: ask the store for every match, then correct the set in memory.
         storeRequest.offset = 0
@@ -142,7 +145,7 @@ extension ManagedObjectContext {
             objects.sort { ObjectID.storageOrder($0.objectID, $1.objectID) }
         }
         let sliced = PersistentStoreCoordinator.slice(objects, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
-        return (entity, sliced.map(\.objectID), [:])
+        return (entity, sliced.map(\.objectID), [])
     }
 
     /// Loads the destinations of `keyPath` for all `objects`: one round trip per step.

@@ -56,6 +56,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Members of batched fetches not loaded yet, by ID (see ``FetchRequest/fetchBatchSize``).
     var batchGroups: [ObjectID: BatchGroup] = [:]
     var sweepThreshold = 4096
+    var registrationsSinceDrain = 0
+    /// IDs of registered objects that were deallocated, appended by ``ManagedObject``'s
+    /// deinit on whatever thread released them; the context drains it on its own queue.
+    let graveyard = Mutex<[ObjectID]>([])
     var statisticsStorage = ContextStatistics()
 
     /// Whether the context keeps strong references to every registered object (by default
@@ -189,8 +193,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func register(_ object: ManagedObject) {
         registry[object.objectID] = WeakObject(object: object)
         if retainsRegisteredObjects { retained[object.objectID] = object }
-        if registry.count > sweepThreshold {
-            registry = registry.filter { $0.value.object != nil }
+        registrationsSinceDrain += 1
+        // Drain when the registry has grown, and every few thousand registrations (objects
+        // re-created for the same IDs do not grow the registry but do fill the graveyard).
+        if registry.count > sweepThreshold || registrationsSinceDrain >= 4096 {
+            registrationsSinceDrain = 0
+            // Remove exactly the entries whose objects died (their deinit reported them), and
+            // only if no new object has been registered for the ID since.
+            for id in graveyard.withLock({ dead in defer { dead.removeAll() }; return dead }) where registry[id]?.object == nil {
+                registry.removeValue(forKey: id)
+            }
             sweepThreshold = max(4096, registry.count * 2)
         }
     }

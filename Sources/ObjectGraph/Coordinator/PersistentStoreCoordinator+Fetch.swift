@@ -4,10 +4,11 @@
 /// say so in ``StoreFetchResult/applied``; whatever it did not apply is done here with the
 /// shared evaluator and sort, so the answer is identical either way.
 extension PersistentStoreCoordinator {
-    /// The complete answer to a fetch: IDs in order, and snapshots where a store returned them.
+    /// The complete answer to a fetch: IDs in order and, when the store returned rows, the
+    /// rows in the same order (`rows[i].objectID == ids[i]`); otherwise `rows` is empty.
     struct FetchAnswer {
         var ids: [ObjectID]
-        var snapshots: [ObjectID: RowSnapshot]
+        var rows: [RowSnapshot]
     }
 
     func fetch(_ request: StoreFetchRequest) throws -> FetchAnswer {
@@ -17,9 +18,10 @@ extension PersistentStoreCoordinator {
             let result = try entry.gate.read { try entry.store.fetch(request) }
             rowCache.store(result.snapshots)
             if result.applied.isSuperset(of: .all) {
-                let ids = request.resultType == .snapshots || result.objectIDs.isEmpty && !result.snapshots.isEmpty
-                    ? result.snapshots.map(\.objectID) : result.objectIDs
-                return FetchAnswer(ids: ids, snapshots: Dictionary(result.snapshots.map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a }))
+                if request.resultType == .snapshots || result.objectIDs.isEmpty && !result.snapshots.isEmpty {
+                    return FetchAnswer(ids: result.snapshots.map(\.objectID), rows: result.snapshots)
+                }
+                return FetchAnswer(ids: result.objectIDs, rows: [])
             }
         }
         // Fallback: gather candidate rows from every store, then filter, sort and slice here.
@@ -44,7 +46,7 @@ extension PersistentStoreCoordinator {
         let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
         rows = try sort.sort(rows, using: evaluator)
         let sliced = Self.slice(rows, offset: request.offset, limit: request.limit)
-        return FetchAnswer(ids: sliced.map(\.objectID), snapshots: Dictionary(sliced.map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a }))
+        return FetchAnswer(ids: sliced.map(\.objectID), rows: sliced)
     }
 
     func count(_ request: StoreFetchRequest) throws -> Int {

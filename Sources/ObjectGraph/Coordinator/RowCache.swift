@@ -20,18 +20,23 @@ public final class RowCache: Sendable {
     }
 
     /// Stores rows, replacing older versions.
-    public func store(_ snapshots: some Sequence<RowSnapshot>) {
+    public func store(_ snapshots: some Collection<RowSnapshot>) {
+        guard !snapshots.isEmpty else { return }
         rows.withLock { rows in
+            rows.reserveCapacity(min(capacity, rows.count + snapshots.count))
             for snapshot in snapshots {
-                if let existing = rows[snapshot.objectID] {
-                    // Never let an older read overwrite a newer row (replacing is not growth).
-                    if existing.version > snapshot.version { continue }
-                } else if rows.count >= capacity {
+                if rows.count >= capacity && rows[snapshot.objectID] == nil {
                     rows.removeAll(keepingCapacity: true)
                 }
-                rows[snapshot.objectID] = snapshot
+                // One hash lookup: insert, or replace unless the cached row is newer (an older
+                // read must never overwrite a newer row).
+                Self.keepNewer(&rows[snapshot.objectID, default: snapshot], snapshot)
             }
         }
+    }
+
+    private static func keepNewer(_ cached: inout RowSnapshot, _ snapshot: RowSnapshot) {
+        if cached.version <= snapshot.version { cached = snapshot }
     }
 
     /// Forgets one row.

@@ -42,6 +42,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let versionHash: String
     private let propertiesByName: [String: Property]
     private let classBox: ClassBox
+    /// What `@Attribute` / `@Relationship` storage key paths resolve to, per key path.
+    let attributeWrappers = WrapperResolutionCache<AttributeDescription>()
+    let relationshipWrappers = WrapperResolutionCache<RelationshipDescription>()
 
     init(
         name: String, index: Int, parentName: String?, rootName: String, isAbstract: Bool,

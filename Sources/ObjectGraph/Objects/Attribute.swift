@@ -15,7 +15,6 @@
 public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrapper {
     let explicitName: String?
     var probe = 0
-    var resolved: AttributeDescription?
 
     /// An attribute named like the property.
     public init() { self.explicitName = nil }
@@ -52,14 +51,14 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
     }
 
     private static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Attribute<Value>>) -> AttributeDescription {
-        // An object's entity never changes, so the description cached in its own wrapper stays valid.
-        if let resolved = object[keyPath: storage].resolved { return resolved }
-        let name = PropertyWrapperNames.name(of: storage, in: object)
-        guard let attribute = object.entity.attribute(named: name) else {
-            ManagedObject.trap("\(Object.self) declares @Attribute var \(name), but entity \(object.entity.name) has no attribute '\(name)'")
+        // Resolved once per entity and key path; an object's entity never changes.
+        object.entity.attributeWrappers.property(for: storage) {
+            let name = PropertyWrapperNames.name(of: storage, in: object)
+            guard let attribute = object.entity.attribute(named: name) else {
+                ManagedObject.trap("\(Object.self) declares @Attribute var \(name), but entity \(object.entity.name) has no attribute '\(name)'")
+            }
+            return attribute
         }
-        object[keyPath: storage].resolved = attribute
-        return attribute
     }
 }
 

@@ -53,6 +53,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
+    deinit {
+        // Lets the context drop this object's registry entry without sweeping the registry.
+        if let context = contextStorage { context.graveyard.withLock { $0.append(objectID) } }
+    }
+
     /// Creates an object of the entity bound to this class and inserts it into `context`.
     ///
     /// Stops the process with a message naming the class when the class is bound to no

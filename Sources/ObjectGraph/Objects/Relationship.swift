@@ -73,7 +73,6 @@ extension OrderedSet: RelationshipValue where Element: ManagedObject {
 public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
     let explicitName: String?
     var probe = 0
-    var resolved: RelationshipDescription?
 
     /// A relationship named like the property.
     public init() { self.explicitName = nil }
@@ -127,16 +126,16 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
     }
 
     private static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> RelationshipDescription {
-        if let resolved = object[keyPath: storage].resolved { return resolved }
-        let name = PropertyWrapperNames.name(of: storage, in: object)
-        guard let relationship = object.entity.relationship(named: name) else {
-            ManagedObject.trap("\(Object.self) declares @Relationship var \(name), but entity \(object.entity.name) has no relationship '\(name)'")
+        object.entity.relationshipWrappers.property(for: storage) {
+            let name = PropertyWrapperNames.name(of: storage, in: object)
+            guard let relationship = object.entity.relationship(named: name) else {
+                ManagedObject.trap("\(Object.self) declares @Relationship var \(name), but entity \(object.entity.name) has no relationship '\(name)'")
+            }
+            guard relationship.isToMany == Value.isToMany else {
+                ManagedObject.trap("\(Object.self).\(name) is declared as \(Value.self), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
+            }
+            return relationship
         }
-        guard relationship.isToMany == Value.isToMany else {
-            ManagedObject.trap("\(Object.self).\(name) is declared as \(Value.self), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
-        }
-        object[keyPath: storage].resolved = relationship
-        return relationship
     }
 }
 
