@@ -38,6 +38,9 @@ extension SQLiteStore {
     /// and the shared layer completes the work.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         try withReader { connection in
+            if case .groups(let grouping) = request.resultType {
+                return try groups(request, grouping, connection: connection)
+            }
             let root = request.entity.rootName
             var compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier)
             var predicateSQL: String? = "1"
@@ -53,20 +56,8 @@ extension SQLiteStore {
                     orderSQL = order
                 }
             }
-            var bindings: [AttributeValue] = []
-            var conditions: [String] = []
-            // Fetching every entity of the table needs no entity filter (and then an index on
-            // the predicate's column can serve the query alone).
-            let requested = request.entityNames
-            if !(schema.layouts[request.entity.name]?.allEntitiesOfRoot.isSubset(of: requested) ?? false) {
-                let names = requested.sorted()
-                bindings = names.map { .string($0) }
-                conditions.append("t0.entity IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
-            }
-            if let predicateSQL, predicateSQL != "1" { conditions.append(predicateSQL) }
-            let from = "FROM \(SQLiteSchema.table(root)) AS t0 " + compiler.joins.joined(separator: " ")
-            let whereSQL = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-            bindings += predicateSQL == nil ? [] : compiler.bindings
+            let (from, whereSQL, filterBindings) = rowFilter(request, predicateSQL: predicateSQL, compiler: compiler)
+            var bindings = filterBindings
             let everything = predicateSQL != nil && orderSQL != nil
 
             if request.resultType == .count && predicateSQL != nil {
@@ -100,6 +91,27 @@ extension SQLiteStore {
             }
             return StoreFetchResult(snapshots: rows, applied: applied)
         }
+    }
+
+    /// `FROM` and `WHERE` selecting the request's rows (`t0`), with their bindings: the
+    /// entity filter, then `predicateSQL` (compiled by `compiler`, whose joins and bindings it
+    /// uses), or no predicate when it is `nil`.
+    func rowFilter(_ request: StoreFetchRequest, predicateSQL: String?, compiler: SQLiteQueryCompiler) -> (from: String, whereSQL: String, bindings: [AttributeValue]) {
+        var bindings: [AttributeValue] = []
+        var conditions: [String] = []
+        // Fetching every entity of the table needs no entity filter (and then an index on the
+        // predicate's column can serve the query alone).
+        let requested = request.entityNames
+        if !(schema.layouts[request.entity.name]?.allEntitiesOfRoot.isSubset(of: requested) ?? false) {
+            let names = requested.sorted()
+            bindings = names.map { .string($0) }
+            conditions.append("t0.entity IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
+        }
+        if let predicateSQL, predicateSQL != "1" { conditions.append(predicateSQL) }
+        let from = "FROM \(SQLiteSchema.table(request.entity.rootName)) AS t0 " + compiler.joins.joined(separator: " ")
+        let whereSQL = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        if predicateSQL != nil { bindings += compiler.bindings }
+        return (from, whereSQL, bindings)
     }
 
     /// Rows for the IDs that exist, in chunks of `WHERE pk IN (…)`.

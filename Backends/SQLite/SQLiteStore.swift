@@ -18,7 +18,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// The store's UUID.
     public let identifier: String
     /// What the store does natively.
-    public let capabilities: StoreCapabilities = [.persistent, .durable, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts]
+    public let capabilities: StoreCapabilities = [.persistent, .durable, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups]
     /// The database file.
     public let url: URL
     let schema: SQLiteSchema

@@ -24,6 +24,63 @@ enum ResultScenarios {
                 try checkEqual(try context.fetchDictionaries(request).map { $0["chat"] }, [.string("lunch")], "HAVING filters groups")
             }
         },
+        ConformanceScenario("results.dictionaries.groupsOfEveryKeyType") { env in
+            // Stores may compute groups natively; these are the cases where SQL and Swift part
+            // ways unless a store is careful: canonically equivalent strings, nil keys, integer
+            // overflow, empty matches, dates, booleans.
+            let day = 86_400.0
+            let rows: [(String?, Int64, Double?, Bool?)] = [
+                ("Jos\u{E9}", 5, 1, true), ("Jose\u{301}", 7, 3, false), (nil, 1, nil, true),
+                ("Ana", .max, 2, nil), ("Ana", 1, 1, true),
+            ]
+            let writer = env.newContext()
+            try writer.performAndWait {
+                for (string, number, days, flag) in rows {
+                    let object = try writer.insertObject(entityName: "AllTypes")
+                    try object.setValue(string, forKey: "string")
+                    try object.setValue(number, forKey: "int64")
+                    try object.setValue(days.map { Date(timeIntervalSince1970: $0 * day) }, forKey: "date")
+                    try object.setValue(flag, forKey: "bool")
+                }
+                try writer.save()
+            }
+            try env.reopen()
+            let context = env.newContext()
+            try context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "AllTypes", predicate: try FetchPredicate(format: "int64 < 1000"))
+                request.propertiesToFetch = [
+                    .key("string"), .count(as: "n"), .sum("int64", as: "sum"), .minimum("int64", as: "low"),
+                    .minimum("date", as: "first"), .maximum("date", as: "last"),
+                ]
+                request.propertiesToGroupBy = ["string"]
+                let groups = try context.fetchDictionaries(request)
+                try checkEqual(groups.count, 3, "é precomposed and decomposed are one group; nil is a group: \(groups)")
+                try checkEqual(groups.map { $0["string"] }, [.string("Jos\u{E9}"), .null, .string("Ana")], "groups in order of their first member")
+                try checkEqual(groups.map { $0["n"] }, [.integer(2), .integer(1), .integer(1)], "counts")
+                try checkEqual(groups.map { $0["sum"] }, [.integer(12), .integer(1), .integer(1)], "integer sums")
+                try checkEqual(groups.map { $0["low"] }, [.integer(5), .integer(1), .integer(1)], "integer minimums")
+                try checkEqual(groups[0]["first"], .date(Date(timeIntervalSince1970: day)), "earliest date")
+                try checkEqual(groups[0]["last"], .date(Date(timeIntervalSince1970: 3 * day)), "latest date")
+                try checkEqual(groups[1]["first"], .null, "a group without dates has no minimum")
+
+                var overflow = FetchRequest<ManagedObject>(entityName: "AllTypes")
+                overflow.propertiesToFetch = [.key("bool"), .sum("int64", as: "sum"), .count(as: "n")]
+                overflow.propertiesToGroupBy = ["bool"]
+                let byFlag = try context.fetchDictionaries(overflow)
+                try checkEqual(byFlag.map { $0["bool"] }, [.bool(true), .bool(false), .null], "boolean keys, nil last to appear")
+                try checkEqual(byFlag.map { $0["n"] }, [.integer(3), .integer(1), .integer(1)], "counts per flag")
+                try checkEqual(byFlag[0]["sum"], AggregateFunction.sum.apply([.integer(5), .integer(1), .integer(1)]), "sum of the true group")
+                try checkEqual(byFlag[2]["sum"], AggregateFunction.sum.apply([.integer(.max)]), "sum of one value")
+                var both = overflow
+                both.propertiesToGroupBy = []
+                both.propertiesToFetch = [.sum("int64", as: "sum")]
+                try checkEqual(try context.fetchDictionaries(both), [["sum": AggregateFunction.sum.apply(rows.map { .integer($0.1) })]], "an overflowing sum is what the shared function gives")
+
+                var none = FetchRequest<ManagedObject>(entityName: "AllTypes", predicate: try FetchPredicate(format: "int64 > 1000 AND int64 < 2000"))
+                none.propertiesToFetch = [.count(as: "n"), .sum("int64", as: "sum"), .maximum("date", as: "last")]
+                try checkEqual(try context.fetchDictionaries(none), [["n": .integer(0), "sum": AggregateFunction.sum.apply([]), "last": .null]], "no match still gives one row")
+            }
+        },
         ConformanceScenario("results.dictionaries.columnsDistinctAndPaging") { env in
             try seedChats(env, chats: [("b", [1, 1]), ("a", [2]), ("c", [])])
             let context = env.newContext()

@@ -71,3 +71,28 @@ struct SQLitePushdownTests {
         }
     }
 }
+
+@Suite("SQLite grouped fetches")
+struct SQLiteGroupTests {
+    @Test("group-by and aggregates run as one SQL query; what SQL cannot match exactly falls back")
+    func groupsInSQL() throws {
+        let (container, _, _) = try SQLitePushdownTests.store()
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Message", sortKeys: [SortKey("n", ascending: false)])
+            request.propertiesToFetch = [.key("chat.title", as: "chat"), .count(as: "n"), .maximum("rank", as: "top")]
+            request.propertiesToGroupBy = ["chat.title"]
+            context.resetStatistics()
+            let rows = try context.fetchDictionaries(request)
+            #expect(rows == [["chat": "Émile", "n": 3, "top": 2], ["chat": "emile", "n": 1, "top": 0]])
+            #expect(context.statistics.storeRoundTrips == 1, "one query, no objects loaded")
+            #expect(context.registeredObjects.isEmpty, "no object was materialized")
+
+            // An average is left to the shared layer: same shape of answer, from the objects.
+            request.propertiesToFetch = [.key("chat.title", as: "chat"), .count(as: "n"), .average("rank", as: "mean")]
+            let averaged = try context.fetchDictionaries(request)
+            #expect(averaged == [["chat": "Émile", "n": 3, "mean": 1.0], ["chat": "emile", "n": 1, "mean": 0.0]])
+            #expect(context.statistics.storeRoundTrips > 1, "the fallback fetched the objects")
+        }
+    }
+}

@@ -30,6 +30,40 @@ extension ManagedObjectContext {
                 }
             }
         }
+        var rows: [FetchedRow]
+        if let grouped = try storeGroups(request, entity: entity, columns: columns) {
+            rows = grouped
+        } else {
+            rows = try groupsFromObjects(request, columns: columns, groupBy: groupBy, hasAggregates: hasAggregates)
+        }
+        if let having = request.havingPredicate {
+            rows = try rows.filter { try RowPredicate.evaluate(having, on: $0) }
+        }
+        if request.returnsDistinctResults {
+            var seen = Set<FetchedRow>()
+            rows = rows.filter { seen.insert($0).inserted }
+        }
+        if !request.sortKeys.isEmpty {
+            let names = Set(columns.map(\.property.name))
+            for key in request.sortKeys where !names.contains(key.keyPath) {
+                throw ObjectGraphError(.invalidFetch, key: key.keyPath, "a dictionary fetch sorts by its columns; '\(key.keyPath)' is not one of \(names.sorted())")
+            }
+            let prepared = rows.map { row in request.sortKeys.map { CompiledSort.prepare(row[$0.keyPath] ?? .null, $0.comparison) } }
+            let indexes = rows.indices.sorted { a, b in
+                for (position, key) in request.sortKeys.enumerated() {
+                    let order = CompiledSort.compare(prepared[a][position], prepared[b][position], key.comparison)
+                    if order == .orderedSame { continue }
+                    return key.ascending ? order == .orderedAscending : order == .orderedDescending
+                }
+                return a < b
+            }
+            rows = indexes.map { rows[$0] }
+        }
+        return PersistentStoreCoordinator.slice(rows, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
+    }
+
+    /// The groups computed here, from the matching objects (pending changes included).
+    private func groupsFromObjects<T: ManagedObject>(_ request: FetchRequest<T>, columns: [ResolvedColumn], groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
         var matching = request
         matching.fetchOffset = 0
         matching.fetchLimit = 0
@@ -64,31 +98,60 @@ extension ManagedObjectContext {
                 rows.append(row)
             }
         }
-        if let having = request.havingPredicate {
-            rows = try rows.filter { try RowPredicate.evaluate(having, on: $0) }
-        }
-        if request.returnsDistinctResults {
-            var seen = Set<FetchedRow>()
-            rows = rows.filter { seen.insert($0).inserted }
-        }
-        if !request.sortKeys.isEmpty {
-            let names = Set(columns.map(\.property.name))
-            for key in request.sortKeys where !names.contains(key.keyPath) {
-                throw ObjectGraphError(.invalidFetch, key: key.keyPath, "a dictionary fetch sorts by its columns; '\(key.keyPath)' is not one of \(names.sorted())")
-            }
-            let prepared = rows.map { row in request.sortKeys.map { CompiledSort.prepare(row[$0.keyPath] ?? .null, $0.comparison) } }
-            let indexes = rows.indices.sorted { a, b in
-                for (position, key) in request.sortKeys.enumerated() {
-                    let order = CompiledSort.compare(prepared[a][position], prepared[b][position], key.comparison)
-                    if order == .orderedSame { continue }
-                    return key.ascending ? order == .orderedAscending : order == .orderedDescending
-                }
-                return a < b
-            }
-            rows = indexes.map { rows[$0] }
-        }
-        return PersistentStoreCoordinator.slice(rows, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
+        return rows
     }
+
+    /// The groups as SQL-style aggregates from the store, when the store answers them and no
+    /// unsaved change could alter them; `nil` otherwise.
+    private func storeGroups<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn]) throws -> [FetchedRow]? {
+        guard !request.propertiesToGroupBy.isEmpty || columns.contains(where: \.isAggregate) else { return nil }
+        try processPendingChanges()
+        if request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) { return nil }
+        var aggregates: [StoreAggregate] = []
+        var sources: [GroupColumnSource] = []
+        for column in columns {
+            switch column.property.kind {
+            case .count:
+                sources.append(.aggregate(aggregates.count))
+                aggregates.append(.count)
+            case .aggregate(let function, let keyPath):
+                sources.append(.aggregate(aggregates.count))
+                aggregates.append(.function(function, keyPath))
+            case .value(let keyPath):
+                // Outside the group-by keys a plain column takes its first member's value.
+                guard let index = request.propertiesToGroupBy.firstIndex(of: keyPath) else { return nil }
+                sources.append(.key(index))
+            }
+        }
+        var matching = request
+        matching.sortKeys = []  // they name result columns, not attributes
+        var storeRequest = try makeStoreRequest(matching, entity: entity)
+        storeRequest.offset = 0
+        storeRequest.limit = nil
+        storeRequest.resultType = .groups(StoreGrouping(keys: request.propertiesToGroupBy, aggregates: aggregates))
+        guard let groups = try coordinator.groups(storeRequest) else { return nil }
+        statisticsStorage.storeRoundTrips += 1
+        let keyCount = request.propertiesToGroupBy.count
+        return groups.map { values in
+            var row = FetchedRow()
+            for (column, source) in zip(columns, sources) {
+                switch source {
+                case .key(let index): row[column.property.name] = values[index]
+                case .aggregate(let index):
+                    var value = values[keyCount + index]
+                    if value.isNull, case .function(let function, _) = aggregates[index] { value = function.apply([]) }
+                    row[column.property.name] = value
+                }
+            }
+            return row
+        }
+    }
+}
+
+/// Where a column of a store-computed group comes from: a group key or an aggregate, by index.
+private enum GroupColumnSource {
+    case key(Int)
+    case aggregate(Int)
 }
 
 /// A fetched column resolved against the entity.

@@ -11,6 +11,7 @@ extension ManagedObjectContext {
         let (entity, ids, rows) = try executeFetch(request)
         var objects: [T] = []
         objects.reserveCapacity(ids.count)
+        registry.reserveCapacity(registry.count + ids.count)
         var faults: [ManagedObject] = []
         for (position, id) in ids.enumerated() {
             let object = registeredOrFault(id)
@@ -83,7 +84,7 @@ extension ManagedObjectContext {
         throw ObjectGraphError(.unknownEntity, "the fetch request names no entity and \(T.self) is not bound to one")
     }
 
-    private func makeStoreRequest<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> StoreFetchRequest {
+    func makeStoreRequest<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> StoreFetchRequest {
         let predicate = try request.effectivePredicate(for: entity, in: model)
         // Compiling here rejects unknown keys and type mismatches before any store is asked.
         if let predicate { _ = try CompiledPredicate.compile(predicate, for: entity, in: model) }
@@ -95,7 +96,7 @@ extension ManagedObjectContext {
             resultType: request.returnsObjectsAsFaults ? .objectIDs : .snapshots)
     }
 
-    private func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
+    func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
         let names = includesSubentities ? entity.hierarchyNames : [entity.name]
         return insertedStorage.keys.contains { names.contains($0.entityName) }
             || updatedStorage.keys.contains { names.contains($0.entityName) }
@@ -110,7 +111,7 @@ extension ManagedObjectContext {
         var storeRequest = try makeStoreRequest(request, entity: entity)
         guard request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) else {
             statisticsStorage.storeRoundTrips += 1
-            let answer = try coordinator.fetch(storeRequest)
+            let answer = try coordinator.fetch(storeRequest, installsRows: !request.returnsObjectsAsFaults)
             return (entity, answer.ids, answer.rows)
         }
         // Unsaved changes: ask the store for every match, then correct the set in memory.

@@ -62,6 +62,8 @@ public struct StoreCapabilities: OptionSet, Sendable, Hashable {
     public static let sorts = StoreCapabilities(rawValue: 1 << 5)
     /// All rows live in memory and the whole set is loaded and written at once.
     public static let atomic = StoreCapabilities(rawValue: 1 << 6)
+    /// The store answers grouped, aggregated fetches (``StoreFetchRequest/ResultType/groups(_:)``).
+    public static let groups = StoreCapabilities(rawValue: 1 << 7)
 }
 
 /// A store's metadata: identity, the model it holds, and user entries.

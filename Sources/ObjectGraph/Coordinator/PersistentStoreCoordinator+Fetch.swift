@@ -11,12 +11,18 @@ extension PersistentStoreCoordinator {
         var rows: [RowSnapshot]
     }
 
-    func fetch(_ request: StoreFetchRequest) throws -> FetchAnswer {
+    /// `installsRows: true` when the caller installs every returned row in its objects at once.
+    /// Such rows are cached for other contexts only when they are few (a tenth of the cache at
+    /// most): a large result is a scan, and caching it would copy every row and evict the
+    /// whole cache for rows nobody is likely to ask for again (as ``BatchedFetchResults``).
+    func fetch(_ request: StoreFetchRequest, installsRows: Bool = false) throws -> FetchAnswer {
         let entries = try self.entries(holding: request.entity.name)
         if entries.count == 1 {
             let entry = entries[0]
             let result = try entry.gate.read { try entry.store.fetch(request) }
-            rowCache.store(result.snapshots)
+            if !installsRows || result.snapshots.count <= rowCache.capacity / 10 || !result.applied.isSuperset(of: .all) {
+                rowCache.store(result.snapshots)
+            }
             if result.applied.isSuperset(of: .all) {
                 if request.resultType == .snapshots || result.objectIDs.isEmpty && !result.snapshots.isEmpty {
                     return FetchAnswer(ids: result.snapshots.map(\.objectID), rows: result.snapshots)
@@ -61,6 +67,17 @@ extension PersistentStoreCoordinator {
         var full = request
         full.resultType = .objectIDs
         return try fetch(full).ids.count
+    }
+
+    /// The groups of a grouped fetch when its one store answers them natively; `nil` when the
+    /// shared layer must compute them (several stores, no ``StoreCapabilities/groups``, or
+    /// the store declined).
+    func groups(_ request: StoreFetchRequest) throws -> [[AttributeValue]]? {
+        let entries = try self.entries(holding: request.entity.name)
+        guard entries.count == 1, entries[0].store.capabilities.contains(.groups), case .groups = request.resultType else { return nil }
+        let entry = entries[0]
+        let result = try entry.gate.read { try entry.store.fetch(request) }
+        return result.applied.contains(.predicate) ? result.groups : nil
     }
 
     static func slice<T>(_ items: [T], offset: Int, limit: Int?) -> [T] {

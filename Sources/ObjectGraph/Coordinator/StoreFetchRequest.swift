@@ -9,6 +9,9 @@ public struct StoreFetchRequest: Sendable {
         /// Only the number of rows the fetch would return (matching rows, after the offset,
         /// at most the limit).
         case count
+        /// One row per group (see ``StoreGrouping``), asked only of stores declaring
+        /// ``StoreCapabilities/groups``; the predicate applies, sort keys and range do not.
+        case groups(StoreGrouping)
     }
 
     /// The entity fetched.
@@ -78,14 +81,18 @@ public struct StoreFetchResult: Sendable {
     public var snapshots: [RowSnapshot]
     /// The count (for ``StoreFetchRequest/ResultType/count``).
     public var count: Int
+    /// The groups (for ``StoreFetchRequest/ResultType/groups(_:)``); `nil` when the store
+    /// declined this grouping.
+    public var groups: [[AttributeValue]]?
     /// What the store carried out.
     public var applied: Applied
 
     /// Creates a result.
-    public init(objectIDs: [ObjectID] = [], snapshots: [RowSnapshot] = [], count: Int = 0, applied: Applied) {
+    public init(objectIDs: [ObjectID] = [], snapshots: [RowSnapshot] = [], count: Int = 0, groups: [[AttributeValue]]? = nil, applied: Applied) {
         self.objectIDs = objectIDs
         self.snapshots = snapshots
         self.count = count
+        self.groups = groups
         self.applied = applied
     }
 }

@@ -1,0 +1,114 @@
+import CSQLite
+import ObjectGraph
+
+/// Grouped, aggregated fetches in SQL (`GROUP BY`, `COUNT`, `SUM`, `MIN`, `MAX`), for
+/// dictionary fetches with `propertiesToGroupBy` or aggregate columns.
+///
+/// SQL groups finely and Swift merges: a key reached through to-one relationships is grouped
+/// by the foreign key naming the related row (which determines the value, and lets SQLite walk the
+/// foreign-key index instead of sorting), and a string key by its bytes; the partial groups
+/// are then merged by Swift equality — so canonically equivalent strings, and equal titles of
+/// different chats, end up in one group exactly as the shared layer groups them — and ordered
+/// by their first member's primary key.
+///
+/// Only what SQL computes exactly as the shared layer does is answered here; anything else
+/// gives `groups == nil` and the shared layer groups the objects itself:
+/// - keys: integers, booleans, dates and strings;
+/// - `@sum` over integers (an overflow declines, where Swift falls back to other types);
+///   `@min`/`@max` over integers and dates; never `@avg` (SQLite's floating-point summation
+///   may differ from Swift's in the last bits).
+extension SQLiteStore {
+    func groups(_ request: StoreFetchRequest, _ grouping: StoreGrouping, connection: SQLiteConnection) throws -> StoreFetchResult {
+        let declined = StoreFetchResult(applied: [])
+        var compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier)
+        var selected: [(expression: String, type: AttributeType)] = []
+        var groupTerms: [String] = []
+        var functions: [AggregateFunction?] = []  // nil: count
+        do {
+            for key in grouping.keys {
+                let path = try ResolvedKeyPath.resolve(key, from: request.entity, in: model)
+                let (column, type) = try compiler.column(path)
+                guard [.integer16, .integer32, .integer64, .boolean, .date, .string].contains(type) else { return declined }
+                if let last = path.steps.last {
+                    // The foreign key naming the related row: an indexed column of the row before it.
+                    groupTerms.append("\(try compiler.alias(for: Array(path.steps.dropLast()))).\(SQLiteSchema.foreignKey(last).pk)")
+                } else {
+                    groupTerms.append(column)
+                }
+                selected.append((column, type))
+            }
+            for aggregate in grouping.aggregates {
+                switch aggregate {
+                case .count:
+                    selected.append(("COUNT(*)", .integer64))
+                    functions.append(nil)
+                case .function(let function, let keyPath):
+                    let path = try ResolvedKeyPath.resolve(keyPath, from: request.entity, in: model)
+                    let (column, type) = try compiler.column(path)
+                    let integer = [.integer16, .integer32, .integer64].contains(type)
+                    switch function {
+                    case .sum where integer: selected.append(("SUM(\(column))", type))
+                    case .minimum where integer || type == .date: selected.append(("MIN(\(column))", type))
+                    case .maximum where integer || type == .date: selected.append(("MAX(\(column))", type))
+                    default: return declined
+                    }
+                    functions.append(function)
+                }
+            }
+        } catch is SQLiteQueryCompiler.Unsupported {
+            return declined
+        }
+        let predicateSQL: String?
+        do {
+            predicateSQL = try request.predicate.map { try compiler.predicate($0, entity: request.entity) }
+        } catch is SQLiteQueryCompiler.Unsupported {
+            return declined
+        }
+        let query = rowFilter(request, predicateSQL: predicateSQL, compiler: compiler)
+        var sql = "SELECT \(selected.map(\.expression).joined(separator: ", ")), MIN(t0.pk) \(query.from) \(query.whereSQL)"
+        if !groupTerms.isEmpty { sql += " GROUP BY \(groupTerms.joined(separator: ", "))" }
+        let statement = try connection.prepare(sql)
+        for (offset, value) in query.bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+
+        let keyCount = grouping.keys.count
+        var merged: [(values: [AttributeValue], first: Int64)] = []
+        var positions: [[AttributeValue]: Int] = [:]
+        do {
+            while try statement.step() {
+                let values = selected.indices.map { statement.value(Int32($0), as: selected[$0].type) }
+                let first = statement.isNull(Int32(selected.count)) ? Int64.max : statement.int64(Int32(selected.count))
+                let key = Array(values[..<keyCount])
+                guard let position = positions[key] else {
+                    positions[key] = merged.count
+                    merged.append((values, first))
+                    continue
+                }
+                for (offset, function) in functions.enumerated() {
+                    let index = keyCount + offset
+                    guard let combined = Self.combine(merged[position].values[index], values[index], function) else { return declined }
+                    merged[position].values[index] = combined
+                }
+                merged[position].first = min(merged[position].first, first)
+            }
+        } catch let error as StoreError where (error.underlying as? SQLiteError)?.message.contains("integer overflow") == true {
+            return declined
+        }
+        merged.sort { $0.first < $1.first }
+        return StoreFetchResult(groups: merged.map(\.values), applied: .predicate)
+    }
+
+    /// Two partial results of one aggregate as one; `nil` when it cannot be exact (overflow).
+    private static func combine(_ a: AttributeValue, _ b: AttributeValue, _ function: AggregateFunction?) -> AttributeValue? {
+        if a.isNull { return b }
+        if b.isNull { return a }
+        switch function {
+        case nil, .sum?:
+            guard case .integer(let x) = a, case .integer(let y) = b else { return nil }
+            let (total, overflow) = x.addingReportingOverflow(y)
+            return overflow ? nil : .integer(total)
+        case .minimum?: return AttributeValue.compare(b, a) == .orderedAscending ? b : a
+        case .maximum?: return AttributeValue.compare(b, a) == .orderedDescending ? b : a
+        case .average?: return nil
+        }
+    }
+}
