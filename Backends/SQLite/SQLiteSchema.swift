@@ -112,6 +112,18 @@ struct SQLiteSchema {
         }
     }
 
+    /// The join tables whose rows belong to rows of `root`'s table (`owned`: the table's rows
+    /// are the sources) or point at them (`pointing`: they are the destinations).
+    func joinTables(ofRoot root: String) -> (owned: [String], pointing: [String]) {
+        var owned: [String] = []
+        var pointing: [String] = []
+        for (table, relationship) in joinTables.sorted(by: { $0.key < $1.key }) {
+            if layouts[relationship.entityName]?.entity.rootName == root { owned.append(table) }
+            if model.destination(of: relationship).rootName == root { pointing.append(table) }
+        }
+        return (owned, pointing)
+    }
+
     func layout(_ entityName: String) throws -> EntityLayout {
         guard let layout = layouts[entityName] else {
             throw StoreError(.missingRow, "the SQLite store does not hold entity \(entityName)")

@@ -79,12 +79,18 @@ extension SQLiteStore {
                 conflicts.append(.init(objectID: update.values.objectID, expectedVersion: update.expectedVersion, storedVersion: stored?.version, storedSnapshot: stored))
             }
         }
-        for deletion in changes.deleted {
-            guard let expected = deletion.expectedVersion else { continue }
-            let (root, pk, _) = try root(of: deletion.objectID)
-            let stored = try storedSnapshot(connection, deletion.objectID, root: root, pk: pk)
-            if stored?.version != expected {
-                conflicts.append(.init(objectID: deletion.objectID, expectedVersion: expected, storedVersion: stored?.version, storedSnapshot: stored))
+        let deletions = try deletionsByRoot(changes.deleted)
+        for (root, rows) in deletions {
+            try forEachChunk(of: rows) { chunk in
+                let statement = try connection.prepare("SELECT pk, version FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(Self.placeholders(chunk.count)))")
+                for (offset, row) in chunk.enumerated() { try statement.bind(row.pk, at: Int32(offset + 1)) }
+                var stored: [Int64: Int64] = [:]
+                while try statement.step() { stored[statement.int64(0)] = statement.int64(1) }
+                for row in chunk {
+                    guard let expected = row.deletion.expectedVersion, stored[row.pk] != expected else { continue }
+                    let snapshot = try storedSnapshot(connection, row.deletion.objectID, root: root, pk: row.pk)
+                    conflicts.append(.init(objectID: row.deletion.objectID, expectedVersion: expected, storedVersion: snapshot?.version, storedSnapshot: snapshot))
+                }
             }
         }
         if !conflicts.isEmpty {
@@ -158,24 +164,20 @@ extension SQLiteStore {
                 }
             }
         }
-        for deletion in changes.deleted {
-            let (root, pk, layout) = try root(of: deletion.objectID)
-            let statement = try connection.prepare("DELETE FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
-            try statement.bind(pk, at: 1)
-            try statement.run()
-            // Join rows of the deleted row, and join rows pointing at it: nothing dangles in a join table.
-            for storage in layout.toMany {
-                if case .join(let table) = storage {
-                    let own = try connection.prepare("DELETE FROM \(table) WHERE src = ?")
-                    try own.bind(pk, at: 1)
-                    try own.run()
+        // Deleted rows, their own join rows, and join rows pointing at them (nothing dangles
+        // in a join table), a chunk of keys per statement.
+        for (root, rows) in deletions {
+            let joins = schema.joinTables(ofRoot: root)
+            try forEachChunk(of: rows) { chunk in
+                let list = Self.placeholders(chunk.count)
+                var statements = ["DELETE FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(list))"]
+                statements += joins.owned.map { "DELETE FROM \($0) WHERE src IN (\(list))" }
+                statements += joins.pointing.map { "DELETE FROM \($0) WHERE dst IN (\(list))" }
+                for sql in statements {
+                    let statement = try connection.prepare(sql)
+                    for (offset, row) in chunk.enumerated() { try statement.bind(row.pk, at: Int32(offset + 1)) }
+                    try statement.run()
                 }
-            }
-            for (table, relationship) in schema.joinTables where model.destination(of: relationship).hierarchyNames.contains(deletion.objectID.entityName) {
-                let pointing = try connection.prepare("DELETE FROM \(table) WHERE dst = ? AND dste = ?")
-                try pointing.bind(pk, at: 1)
-                try pointing.bind(deletion.objectID.entityName, at: 2)
-                try pointing.run()
             }
         }
         if let user = changes.userMetadata {
@@ -186,6 +188,34 @@ extension SQLiteStore {
             try statement.bind(json, at: 1)
             try statement.run()
         }
+    }
+
+    private typealias DeletedRow = (pk: Int64, deletion: RowDeletion)
+
+    /// Deletions grouped by table, in a stable order.
+    private func deletionsByRoot(_ deletions: [RowDeletion]) throws -> [(String, [DeletedRow])] {
+        var byRoot: [String: [DeletedRow]] = [:]
+        var order: [String] = []
+        for deletion in deletions {
+            let (root, pk, _) = try root(of: deletion.objectID)
+            if byRoot[root] == nil { order.append(root) }
+            byRoot[root, default: []].append((pk, deletion))
+        }
+        return order.map { ($0, byRoot[$0] ?? []) }
+    }
+
+    /// Runs `body` on slices of at most 500 rows (well under SQLite's bound-parameter limit);
+    /// full chunks share one cached statement shape.
+    private func forEachChunk<Row>(of rows: [Row], _ body: (ArraySlice<Row>) throws -> Void) throws {
+        var start = 0
+        while start < rows.count {
+            try body(rows[start..<min(rows.count, start + 500)])
+            start += 500
+        }
+    }
+
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
     /// Writes an ordered join's new order: removed members are gone already; new and moved

@@ -45,8 +45,14 @@ extension ManagedObjectContext {
         var index = 0
         defer { pendingDeletes.removeFirst(index) }
         while index < pendingDeletes.count {
-            try applyDeleteRules(pendingDeletes[index])
-            index += 1
+            // A wave: everything deleted so far. Its rows and relationships are loaded in a
+            // few round trips, then the rules run (and may start the next wave by cascading).
+            let end = pendingDeletes.count
+            try prepareDeleteRules(pendingDeletes[index..<end])
+            while index < end {
+                try applyDeleteRules(pendingDeletes[index])
+                index += 1
+            }
         }
         if !changeLog.isEmpty {
             let changes = changeLog.take()
@@ -55,10 +61,49 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Whether applying `entity`'s delete rules reads its to-one values.
+    private static func rulesReadToOne(_ entity: EntityDescription) -> Bool {
+        entity.toOneRelationships.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny || $0.hasInverse && $0.deleteRule == .nullify }
+    }
+
+    /// Whether applying a delete rule reads the relationship's destinations.
+    private static func ruleReadsDestinations(_ relationship: RelationshipDescription) -> Bool {
+        relationship.deleteRule == .cascade || relationship.deleteRule == .nullify && relationship.hasInverse
+    }
+
+    /// Loads, for a wave of deleted objects, the rows and to-many members their rules will
+    /// read: one batched round trip per entity and relationship instead of one per object
+    /// (a cascade over 10,000 messages is then a handful of queries).
+    private func prepareDeleteRules(_ wave: ArraySlice<ManagedObject>) throws {
+        var faults: [ManagedObject] = []
+        var toMany: [ObjectIdentifier: (RelationshipDescription, [ManagedObject])] = [:]
+        for object in wave where !object.objectID.isTemporary && !object.isInaccessibleStorage {
+            let entity = object.entity
+            if object.isFaultStorage && Self.rulesReadToOne(entity) { faults.append(object) }
+            for relationship in entity.toManyRelationships where Self.ruleReadsDestinations(relationship) && object.toManyStates[relationship.slot].isFault {
+                toMany[ObjectIdentifier(relationship), default: (relationship, [])].1.append(object)
+            }
+        }
+        if !faults.isEmpty { try fulfillFaults(faults) }
+        // Members whose inverse is a to-one are unlinked by clearing that to-one, which reads
+        // their rows: load those in one go too.
+        var destinations: [ManagedObject] = []
+        for (relationship, objects) in toMany.values {
+            try loadToMany(relationship, for: objects)
+            guard relationship.hasInverse && !relationship.inverseIsToMany else { continue }
+            for object in objects {
+                for id in object.toManyStates[relationship.slot].members ?? [] {
+                    let destination = registeredOrFault(id)
+                    if destination.isFaultStorage { destinations.append(destination) }
+                }
+            }
+        }
+        if !destinations.isEmpty { try fulfillFaults(destinations) }
+    }
+
     private func applyDeleteRules(_ object: ManagedObject) throws {
         let entity = object.entity
-        let needsToOne = entity.toOneRelationships.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny || $0.hasInverse && $0.deleteRule == .nullify }
-        if needsToOne && !object.objectID.isTemporary {
+        if Self.rulesReadToOne(entity) && !object.objectID.isTemporary {
             do { try fulfillFaultIfNeeded(object) } catch let error as ObjectGraphError where error.code == .objectNotFound {
                 return  // already gone from the store; nothing to propagate
             }
