@@ -163,7 +163,7 @@ extension ManagedObjectContext {
                 try loadToMany(relationship, for: current)
                 for object in current {
                     for id in object.toManyStates[relationship.slot].members ?? [] {
-                        let destination = registeredOrFault(id)
+                        let destination = reachedObject(id)
                         if next.append(ObjectIdentifier(destination)).inserted { nextObjects.append(destination) }
                     }
                 }
@@ -171,7 +171,7 @@ extension ManagedObjectContext {
                 try fulfillFaults(current)
                 for object in current where !object.isFaultStorage {
                     guard let id = object.toOneValues[relationship.slot] else { continue }
-                    let destination = registeredOrFault(id)
+                    let destination = reachedObject(id)
                     if next.append(ObjectIdentifier(destination)).inserted { nextObjects.append(destination) }
                 }
             }

@@ -74,36 +74,39 @@ extension ManagedObjectContext {
         guard !temporary.isEmpty else { return }
         statisticsStorage.storeRoundTrips += 1
         let assigned = try coordinator.permanentIDs(for: temporary.map(\.objectID))
-        var map: [ObjectID: ObjectID] = [:]
-        for (object, id) in zip(temporary, assigned) { map[object.objectID] = id }
-        remapIDs(map)
+        remapIDs(temporary, to: assigned)
     }
 
-    /// Replaces temporary IDs everywhere they occur in the context.
-    private func remapIDs(_ map: [ObjectID: ObjectID]) {
-        var affected: [ManagedObject] = []
-        for (old, new) in map {
-            guard let object = registry[old]?.object else { continue }
+    /// Gives `objects` the IDs `ids` (aligned), replacing their temporary IDs everywhere they
+    /// occur in the context: registry, inserted set, and the relationships of changed objects
+    /// (only objects with changes can refer to an unsaved object).
+    private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) {
+        var map: [ObjectID: ObjectID] = [:]
+        map.reserveCapacity(objects.count)
+        registry.reserveCapacity(registry.count + objects.count)
+        for (object, new) in zip(objects, ids) {
+            let old = object.objectID
+            map[old] = new
             registry.removeValue(forKey: old)
-            retained.removeValue(forKey: old)
+            if retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
-            register(object)
-            affected.append(object)
+            registry[new] = WeakObject(object: object)
         }
         var rekeyed: [ObjectID: ManagedObject] = [:]
         rekeyed.reserveCapacity(insertedStorage.count)
         for object in insertedStorage.values { rekeyed[object.objectID] = object }
         insertedStorage = rekeyed
-        // Only objects with changes can refer to an unsaved object.
-        for object in Array(insertedStorage.values) + Array(updatedStorage.values) + Array(deletedStorage.values) {
+        func remapReferences(_ object: ManagedObject) {
             for slot in object.toOneValues.indices {
-                if let id = object.toOneValues[slot], let new = map[id] { object.toOneValues[slot] = new }
+                if let id = object.toOneValues[slot], id.isTemporary, let new = map[id] { object.toOneValues[slot] = new }
             }
             for slot in object.toManyStates.indices where object.toManyStates[slot].hasChanges || object.isInsertedStorage {
                 object.toManyStates[slot].remap(map)
             }
         }
-        _ = affected
+        for object in insertedStorage.values { remapReferences(object) }
+        for object in updatedStorage.values { remapReferences(object) }
+        for object in deletedStorage.values { remapReferences(object) }
     }
 
     private func buildChangeSet(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws -> StoreChangeSet {
@@ -152,9 +155,16 @@ extension ManagedObjectContext {
 
     private func commitSave(_ changes: StoreChangeSet, saved savedObjects: [ManagedObject]) {
         var saved = ContextDidSave(inserted: [], updated: [], deleted: [])
-        let rows = Dictionary(uniqueKeysWithValues: (changes.inserted + changes.updated.map(\.values)).map { ($0.objectID, $0) })
-        for object in savedObjects {
-            if let row = rows[object.objectID] { object.committedSnapshot = row }
+        saved.inserted.reserveCapacity(changes.inserted.count)
+        // Inserted rows are in the order of the inserted objects, which come first in
+        // `savedObjects`; updated rows skip objects without stored changes, so look those up.
+        let updatedRows = Dictionary(changes.updated.map { ($0.values.objectID, $0.values) }, uniquingKeysWith: { a, _ in a })
+        for (position, object) in savedObjects.enumerated() {
+            if position < changes.inserted.count && changes.inserted[position].objectID == object.objectID {
+                object.committedSnapshot = changes.inserted[position]
+            } else if let row = updatedRows[object.objectID] {
+                object.committedSnapshot = row
+            }
             if object.isInsertedStorage { saved.inserted.insert(object.objectID) } else { saved.updated.insert(object.objectID) }
             object.isInsertedStorage = false
             object.isUpdatedStorage = false
@@ -234,6 +244,8 @@ extension ManagedObjectContext {
             object.isInaccessibleStorage = true
         }
         registry = [:]
+        recentlyReached = []
+        recentlyReachedNext = 0
         batchGroups = [:]
         retained = [:]
         insertedStorage = [:]

@@ -57,6 +57,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var batchGroups: [ObjectID: BatchGroup] = [:]
     var sweepThreshold = 4096
     var registrationsSinceDrain = 0
+    /// Objects recently reached through relationships, held strongly (see ``reachedObject(_:)``).
+    var recentlyReached: [ManagedObject] = []
+    var recentlyReachedNext = 0
+    static let recentlyReachedCapacity = 1024
     /// IDs of registered objects that were deallocated, appended by ``ManagedObject``'s
     /// deinit on whatever thread released them; the context drains it on its own queue.
     let graveyard = Mutex<[ObjectID]>([])
@@ -187,6 +191,23 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.objectID = id
         object.contextStorage = self
         register(object)
+        return object
+    }
+
+    /// The object for `id` reached through a relationship (or a prefetch). A newly created one
+    /// is also kept alive in a small ring of recently reached objects: the registry holds
+    /// objects weakly, and without it a traversal that reaches the same 100 subjects from
+    /// 10,000 students would create, fault and free each subject 100 times. The ring is
+    /// bounded (``recentlyReachedCapacity`` objects), so memory stays bounded; `reset()` empties it.
+    func reachedObject(_ id: ObjectID) -> ManagedObject {
+        if let existing = registry[id]?.object { return existing }
+        let object = registeredOrFault(id)
+        if recentlyReached.count < Self.recentlyReachedCapacity {
+            recentlyReached.append(object)
+        } else {
+            recentlyReached[recentlyReachedNext] = object
+            recentlyReachedNext = (recentlyReachedNext + 1) % Self.recentlyReachedCapacity
+        }
         return object
     }
 

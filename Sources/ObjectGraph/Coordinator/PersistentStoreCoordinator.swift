@@ -186,15 +186,31 @@ public final class PersistentStoreCoordinator: Sendable {
     /// (A save that spans several stores is atomic per store, not across stores.)
     func save(_ changes: StoreChangeSet) throws {
         var parts: [String: (Entry, StoreChangeSet)] = [:]
-        func part(_ id: ObjectID) throws -> String {
-            let entry = try entry(for: id)
-            if parts[entry.store.identifier] == nil { parts[entry.store.identifier] = (entry, StoreChangeSet()) }
-            return entry.store.identifier
+        let all = entries.withLock { $0 }
+        if all.count == 1 {
+            // One store: no partitioning; every ID must still be one of its own.
+            let entry = all[0]
+            let identifier = entry.store.identifier
+            func check(_ id: ObjectID) throws {
+                guard id.storeIdentifier == identifier else { _ = try self.entry(for: id); return }
+            }
+            for row in changes.inserted { try check(row.objectID) }
+            for row in changes.updated { try check(row.values.objectID) }
+            for row in changes.deleted { try check(row.objectID) }
+            for change in changes.toMany { try check(change.source) }
+            parts[identifier] = (entry, changes)
+        } else {
+            func part(_ id: ObjectID) throws -> String {
+                let entry = try entry(for: id)
+                if parts[entry.store.identifier] == nil { parts[entry.store.identifier] = (entry, StoreChangeSet()) }
+                return entry.store.identifier
+            }
+            for row in changes.inserted { parts[try part(row.objectID)]!.1.inserted.append(row) }
+            for row in changes.updated { parts[try part(row.values.objectID)]!.1.updated.append(row) }
+            for row in changes.deleted { parts[try part(row.objectID)]!.1.deleted.append(row) }
+            for change in changes.toMany { parts[try part(change.source)]!.1.toMany.append(change) }
+            if let user = changes.userMetadata { for key in parts.keys { parts[key]?.1.userMetadata = user } }
         }
-        for row in changes.inserted { parts[try part(row.objectID)]!.1.inserted.append(row) }
-        for row in changes.updated { parts[try part(row.values.objectID)]!.1.updated.append(row) }
-        for row in changes.deleted { parts[try part(row.objectID)]!.1.deleted.append(row) }
-        for change in changes.toMany { parts[try part(change.source)]!.1.toMany.append(change) }
         for (entry, part) in parts.values.sorted(by: { $0.0.store.identifier < $1.0.store.identifier }) {
             do {
                 try entry.gate.write { try entry.store.save(part) }
@@ -202,7 +218,9 @@ public final class PersistentStoreCoordinator: Sendable {
                 rowCache.remove(error.conflicts.map(\.objectID))
                 throw error
             }
-            rowCache.store(part.inserted)
+            // Updated rows must replace what the cache holds; new rows are cached only when few
+            // (a bulk insert would evict the whole cache for rows its objects already hold).
+            if part.inserted.count <= rowCache.capacity / 10 { rowCache.store(part.inserted) }
             rowCache.store(part.updated.map(\.values))
             rowCache.remove(part.deleted.map(\.objectID))
         }

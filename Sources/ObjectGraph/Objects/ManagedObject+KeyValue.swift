@@ -34,7 +34,7 @@ extension ManagedObject {
                 return relationship.isOrdered ? OrderedSet(members) as Any : Set(members) as Any
             }
             try context.fulfillFaultIfNeeded(self)
-            return toOneValues[relationship.slot].map(context.registeredOrFault)
+            return toOneValues[relationship.slot].map(context.reachedObject)
         }
     }
 
@@ -81,7 +81,7 @@ extension ManagedObject {
 
     func relatedObjects(_ relationship: RelationshipDescription, context: ManagedObjectContext) throws -> [ManagedObject] {
         try context.loadToManyIfNeeded(self, relationship)
-        return (toManyStates[relationship.slot].members ?? []).map(context.registeredOrFault)
+        return (toManyStates[relationship.slot].members ?? []).map(context.reachedObject)
     }
 
     func requireRelationship(_ key: String, toMany: Bool) throws -> RelationshipDescription {

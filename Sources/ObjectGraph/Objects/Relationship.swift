@@ -189,7 +189,7 @@ extension ManagedObject {
         do {
             if relationship.isToMany { return try relatedObjects(relationship, context: context) }
             try context.fulfillFaultIfNeeded(self)
-            return toOneValues[relationship.slot].map { [context.registeredOrFault($0)] } ?? []
+            return toOneValues[relationship.slot].map { [context.reachedObject($0)] } ?? []
         } catch {
             ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
         }

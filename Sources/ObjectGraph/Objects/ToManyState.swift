@@ -60,9 +60,9 @@ struct ToManyState {
         func swap(_ set: OrderedSet<ObjectID>) -> OrderedSet<ObjectID> {
             OrderedSet(set.map { map[$0] ?? $0 })
         }
-        if let members { self.members = swap(members) }
-        added = swap(added)
-        removed = Set(removed.map { map[$0] ?? $0 })
+        if let members, !members.isEmpty { self.members = swap(members) }
+        if !added.isEmpty { added = swap(added) }
+        if !removed.isEmpty { removed = Set(removed.map { map[$0] ?? $0 }) }
     }
 
     /// Forgets recorded changes after a save (the members are now what the store holds).
