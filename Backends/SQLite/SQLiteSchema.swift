@@ -41,6 +41,12 @@ struct SQLiteSchema {
         /// Every entity sharing this entity's table (its hierarchy): a fetch of all of them
         /// needs no filter on the entity column.
         var allEntitiesOfRoot: Set<String> = []
+        /// The stored columns of a row of this entity, in the order ``SQLiteStore`` binds
+        /// them (attributes, then each to-one's key and entity), and the statements that
+        /// write them — built once, not per saved row.
+        var writtenColumns: [String] = []
+        var insertSQL = ""
+        var updateSQL = ""
     }
 
     let model: ManagedObjectModel
@@ -48,11 +54,13 @@ struct SQLiteSchema {
     private(set) var layouts: [String: EntityLayout] = [:]
     /// Root entity name → every column of its table, in a stable order.
     private(set) var tableColumns: [String: [String]] = [:]
+    /// Root entity name → `SELECT … FROM root WHERE pk = ?` (a fault's query, built once).
+    private(set) var selectByKey: [String: String] = [:]
     /// Join table name → the relationship it stores.
     private(set) var joinTables: [String: RelationshipDescription] = [:]
 
     static func quote(_ identifier: String) -> String {
-        identifier.contains("\"") ? "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
+        identifier.utf8.contains(UInt8(ascii: "\"")) ? "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
     }
     static func table(_ root: String) -> String { quote(root) }
     static func attributeColumn(_ attribute: AttributeDescription) -> String { quote("a:\(attribute.entityName).\(attribute.name)") }
@@ -100,6 +108,9 @@ struct SQLiteSchema {
             }
         }
         self.tableColumns = columns
+        for (root, rootColumns) in columns {
+            selectByKey[root] = "SELECT \((["pk", "entity", "version"] + rootColumns).joined(separator: ", ")) FROM \(Self.table(root)) WHERE pk = ?"
+        }
         for (name, layout) in layouts {
             var positions: [String: Int32] = [:]
             for (offset, column) in (columns[layout.entity.rootName] ?? []).enumerated() { positions[column] = Int32(offset + 3) }
@@ -108,6 +119,12 @@ struct SQLiteSchema {
                 guard let pair, let pk = positions[pair.pk], let entity = positions[pair.entity] else { return nil }
                 return (pk, entity)
             }
+            var written = layout.attributeColumns.compactMap { $0 }
+            for pair in layout.toOneColumns.compactMap({ $0 }) { written += [pair.pk, pair.entity] }
+            let table = Self.table(layout.entity.rootName)
+            layouts[name]?.writtenColumns = written
+            layouts[name]?.insertSQL = "INSERT INTO \(table) (\((["pk", "entity", "version"] + written).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: written.count + 3).joined(separator: ", ")))"
+            layouts[name]?.updateSQL = "UPDATE \(table) SET \((["version = ?"] + written.map { "\($0) = ?" }).joined(separator: ", ")) WHERE pk = ? AND version = ?"
             layouts[name]?.allEntitiesOfRoot = Set(entities.filter { $0.rootName == layout.entity.rootName }.map(\.name))
         }
     }

@@ -117,6 +117,15 @@ extension SQLiteStore {
     /// Rows for the IDs that exist, in chunks of `WHERE pk IN (…)`.
     public func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
         try withReader { connection in
+            if ids.count == 1, let id = ids.first {
+                // One fault: a prepared point query, the common case.
+                guard id.storeIdentifier == identifier, let pk = id.primaryKey, let entity = model.entity(named: id.entityName),
+                      let sql = schema.selectByKey[entity.rootName] else { return [] }
+                let statement = try connection.prepare(sql)
+                try statement.bind(pk, at: 1)
+                guard try statement.step(), let row = try snapshot(from: statement, root: entity.rootName), row.objectID.entityName == id.entityName else { return [] }
+                return [row]
+            }
             var byRoot: [String: [(Int64, ObjectID)]] = [:]
             for id in ids where id.storeIdentifier == identifier {
                 guard let pk = id.primaryKey, let entity = model.entity(named: id.entityName) else { continue }

@@ -26,19 +26,14 @@ extension SQLiteStore {
         return (layout.entity.rootName, pk, layout)
     }
 
-    /// Column names and values of a snapshot, in the layout's order.
-    private func columns(of snapshot: RowSnapshot, _ layout: SQLiteSchema.EntityLayout) -> ([String], [AttributeValue]) {
-        var names: [String] = []
+    /// The values of a snapshot's stored columns, in ``SQLiteSchema/EntityLayout/writtenColumns`` order.
+    private func columnValues(of snapshot: RowSnapshot, _ layout: SQLiteSchema.EntityLayout) -> [AttributeValue] {
         var values: [AttributeValue] = []
-        for (slot, column) in layout.attributeColumns.enumerated() {
-            guard let column else { continue }
-            names.append(column)
+        values.reserveCapacity(layout.writtenColumns.count)
+        for (slot, column) in layout.attributeColumns.enumerated() where column != nil {
             values.append(snapshot.attributes[slot])
         }
-        for (slot, pair) in layout.toOneColumns.enumerated() {
-            guard let pair else { continue }
-            names.append(pair.pk)
-            names.append(pair.entity)
+        for (slot, pair) in layout.toOneColumns.enumerated() where pair != nil {
             if let id = snapshot.toOne[slot], let pk = id.primaryKey {
                 values.append(.integer(pk))
                 values.append(.string(id.entityName))
@@ -47,7 +42,7 @@ extension SQLiteStore {
                 values.append(.null)
             }
         }
-        return (names, values)
+        return values
     }
 
     private func storedVersion(_ connection: SQLiteConnection, root: String, pk: Int64) throws -> Int64? {
@@ -57,7 +52,7 @@ extension SQLiteStore {
     }
 
     private func storedSnapshot(_ connection: SQLiteConnection, _ id: ObjectID, root: String, pk: Int64) throws -> RowSnapshot? {
-        let statement = try connection.prepare("SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
+        let statement = try connection.prepare(schema.selectByKey[root] ?? "SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
         try statement.bind(pk, at: 1)
         return try statement.step() ? try snapshot(from: statement, root: root) : nil
     }
@@ -66,9 +61,8 @@ extension SQLiteStore {
         var conflicts: [StoreError.Conflict] = []
         for update in changes.updated {
             let (root, pk, layout) = try root(of: update.values.objectID)
-            let (names, values) = columns(of: update.values, layout)
-            let assignments = (["version = ?"] + names.map { "\($0) = ?" }).joined(separator: ", ")
-            let statement = try connection.prepare("UPDATE \(SQLiteSchema.table(root)) SET \(assignments) WHERE pk = ? AND version = ?")
+            let values = columnValues(of: update.values, layout)
+            let statement = try connection.prepare(layout.updateSQL)
             try statement.bind(update.values.version, at: 1)
             for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 2)) }
             try statement.bind(pk, at: Int32(values.count + 2))
@@ -97,11 +91,9 @@ extension SQLiteStore {
             throw StoreError(.conflict, "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read", conflicts: conflicts)
         }
         for snapshot in changes.inserted {
-            let (root, pk, layout) = try root(of: snapshot.objectID)
-            let (names, values) = columns(of: snapshot, layout)
-            let list = (["pk", "entity", "version"] + names).joined(separator: ", ")
-            let placeholders = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
-            let statement = try connection.prepare("INSERT INTO \(SQLiteSchema.table(root)) (\(list)) VALUES (\(placeholders))")
+            let (_, pk, layout) = try root(of: snapshot.objectID)
+            let values = columnValues(of: snapshot, layout)
+            let statement = try connection.prepare(layout.insertSQL)
             try statement.bind(pk, at: 1)
             try statement.bind(snapshot.objectID.entityName, at: 2)
             try statement.bind(snapshot.version, at: 3)

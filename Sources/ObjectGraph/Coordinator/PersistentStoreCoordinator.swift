@@ -100,14 +100,14 @@ public final class PersistentStoreCoordinator: Sendable {
     // MARK: Routing
 
     func entry(for id: ObjectID) throws -> Entry {
-        let all = entries.withLock { $0 }
         if let storeID = id.storeIdentifier {
-            guard let entry = all.first(where: { $0.store.identifier == storeID }) else {
+            // Looked up under the lock: copying the list out would cost more than the search.
+            guard let entry = entries.withLock({ $0.first(where: { $0.store.identifier == storeID }) }) else {
                 throw ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(storeID), which is not attached")
             }
             return entry
         }
-        guard let entry = all.first(where: { $0.entityNames.contains(id.entityName) }) else {
+        guard let entry = entries.withLock({ $0.first(where: { $0.entityNames.contains(id.entityName) }) }) else {
             throw ObjectGraphError(.noStore, objectID: id, "no attached store holds entity \(id.entityName)")
         }
         return entry
@@ -127,6 +127,13 @@ public final class PersistentStoreCoordinator: Sendable {
     /// added to the row cache (used for scans, which would otherwise evict everything and
     /// hold a cache's worth of rows nobody asks for again).
     func snapshots(for ids: [ObjectID], caching: Bool = true) throws -> [RowSnapshot] {
+        if ids.count == 1, let id = ids.first, !id.isTemporary {
+            // One fault: no grouping by store.
+            let entry = try entry(for: id)
+            let rows = try entry.gate.read { try entry.store.snapshots(for: ids) }
+            if caching { rowCache.store(rows) }
+            return rows
+        }
         var byStore: [String: (Entry, [ObjectID])] = [:]
         for id in ids where !id.isTemporary {
             let entry = try entry(for: id)
