@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ObjectGraphInMemory", targets: ["ObjectGraphInMemory"]),
         .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
+        .library(name: "ObjectGraphBinaryFile", targets: ["ObjectGraphBinaryFile"]),
         .library(name: "ObjectGraphConformance", targets: ["ObjectGraphConformance"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
         .executable(name: "objectgraph-bench", targets: ["ObjectGraphBenchmarks"]),
@@ -26,6 +27,12 @@ let package = Package(
             name: "ObjectGraphInMemory",
             dependencies: ["ObjectGraph"],
             path: "Backends/InMemory"
+        ),
+        .target(
+            name: "ObjectGraphBinaryFile",
+            dependencies: ["ObjectGraph"],
+            path: "Backends/BinaryFile",
+            exclude: ["README.md"]
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -48,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "objectgraph",
             dependencies: [
-                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphConformance",
+                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/objectgraph"
@@ -56,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "ObjectGraphBenchmarks",
             dependencies: [
-                "ObjectGraph", "ObjectGraphSQLite", "CSQLite",
+                "ObjectGraph", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/ObjectGraphBenchmarks"
@@ -71,13 +78,18 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphConformance"],
+            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphConformance"],
             path: "Tests/ConformanceTests"
         ),
         .testTarget(
             name: "SQLiteTests",
             dependencies: ["ObjectGraph", "ObjectGraphSQLite", "CSQLite"],
             path: "Tests/SQLiteTests"
+        ),
+        .testTarget(
+            name: "BinaryFileTests",
+            dependencies: ["ObjectGraph", "ObjectGraphBinaryFile"],
+            path: "Tests/BinaryFileTests"
         ),
         .testTarget(
             name: "InMemoryTests",
