@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ObjectGraphConformance", targets: ["ObjectGraphConformance"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
         .executable(name: "objectgraph-bench", targets: ["ObjectGraphBenchmarks"]),
+        .executable(name: "objectgraph-fuzz-binary", targets: ["ObjectGraphBinaryFileFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -68,6 +69,11 @@ let package = Package(
             ],
             path: "Benchmarks/ObjectGraphBenchmarks"
         ),
+        .executableTarget(
+            name: "ObjectGraphBinaryFileFuzz",
+            dependencies: ["ObjectGraph", "ObjectGraphBinaryFile"],
+            path: "Fuzz/BinaryFile"
+        ),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: [
@@ -88,7 +94,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BinaryFileTests",
-            dependencies: ["ObjectGraph", "ObjectGraphBinaryFile"],
+            dependencies: [
+                "ObjectGraph", "ObjectGraphBinaryFile", "ObjectGraphBinaryFileFuzz",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             path: "Tests/BinaryFileTests"
         ),
         .testTarget(

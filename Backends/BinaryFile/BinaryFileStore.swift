@@ -47,7 +47,7 @@ public final class BinaryFileStore: AtomicStore, @unchecked Sendable {
         do {
             writer.removeLeftovers()
             if let bytes = try AtomicFileWriter.contents(of: url) {
-                contents = try Self.decode(bytes, url: url, request: request)
+                contents = try Self.contents(ofFile: bytes, model: request.model, configuration: request.configuration, path: url.path)
                 created = false
             } else {
                 contents = .empty(for: request, identifier: UUID().uuidString)
@@ -84,7 +84,7 @@ public final class BinaryFileStore: AtomicStore, @unchecked Sendable {
     public static func metadata(at url: URL) throws -> StoreMetadata {
         guard let bytes = try AtomicFileWriter.contents(of: url) else { throw StoreError(.io, "there is no binary store at \(url.path)") }
         return try bytes.withUnsafeBytes { file in
-            try corruptIfMalformed(url) {
+            try corruptIfMalformed(url.path) {
                 let frame = try BinaryFileDecoder.frame(file)
                 var reader = BinaryFileDecoder.contentReader(file, frame)
                 return try BinaryFileDecoder.metadata(&reader)
@@ -92,26 +92,30 @@ public final class BinaryFileStore: AtomicStore, @unchecked Sendable {
         }
     }
 
-    /// Decodes a whole file for `request`, mapping format problems to store errors.
-    static func decode(_ bytes: [UInt8], url: URL, request: StoreOpenRequest) throws -> AtomicStoreContents {
-        let decoder = BinaryFileDecoder(model: request.model)
+    /// Decodes the bytes of a binary store file against `model` without opening a store — for
+    /// tools and the fuzz target. Throws ``ObjectGraph/StoreError`` with code `corrupt` (and a
+    /// ``BinaryFileFormatError``) for a damaged file, `incompatibleModel` for a file of another
+    /// model (configuration `configuration`'s version hash).
+    public static func contents(ofFile bytes: [UInt8], model: ManagedObjectModel, configuration: String? = nil, path: String = "<bytes>") throws -> AtomicStoreContents {
+        let expected = model.versionHash(configuration: configuration)
+        let decoder = BinaryFileDecoder(model: model)
         return try bytes.withUnsafeBytes { file in
-            try corruptIfMalformed(url) {
+            try corruptIfMalformed(path) {
                 do {
-                    return try decoder.decode(file, expectedModelHash: request.modelVersionHash)
+                    return try decoder.decode(file, expectedModelHash: expected)
                 } catch let mismatch as BinaryFileDecoder.ModelMismatch {
-                    throw StoreError(.incompatibleModel, "the binary store at \(url.path) was written by model \(mismatch.storedHash), not this model \(request.modelVersionHash)")
+                    throw StoreError(.incompatibleModel, "the binary store at \(path) was written by model \(mismatch.storedHash), not this model \(expected)")
                 }
             }
         }
     }
 
-    private static func corruptIfMalformed<T>(_ url: URL, _ body: () throws -> T) throws -> T {
+    private static func corruptIfMalformed<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let problem as BinaryFileFormatError {
             let what = problem.problem == .notABinaryStore ? "is not an ObjectGraph binary store" : "is damaged"
-            throw StoreError(.corrupt, "the file \(url.path) \(what): \(problem)", underlying: problem)
+            throw StoreError(.corrupt, "the file \(path) \(what): \(problem)", underlying: problem)
         }
     }
 }
