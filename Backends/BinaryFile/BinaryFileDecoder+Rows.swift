@@ -8,32 +8,43 @@ extension BinaryFileDecoder {
         let entityNames: [String]
         let entities: [EntityDescription?]
         let storeNames: [String]
+        /// Per entity name: the name, when it is a concrete entity of the model. Rows and
+        /// references use these plain values, never the entity objects, whose reference
+        /// counting would cost more than decoding a row.
+        let concreteNames: [String?]
+
+        init(entityNames: [String], entities: [EntityDescription?], storeNames: [String]) {
+            self.entityNames = entityNames
+            self.entities = entities
+            self.storeNames = storeNames
+            self.concreteNames = entities.map { entity in entity.flatMap { $0.isAbstract ? nil : $0.name } }
+        }
 
         /// An object reference: store (0 for this store), entity and key. `destination`, when
-        /// given, is the entity the reference must be a kind of.
-        func read(_ reader: inout ByteReader, destination: EntityDescription?, _ what: @autoclosure () -> String) throws -> ObjectID {
+        /// given, holds the names of the entities the reference may name.
+        func read(_ reader: inout ByteReader, destination: Set<String>?, _ what: @autoclosure () -> String) throws -> ObjectID {
             let start = reader.offset
             let store = try reader.index("the store of \(what())", below: storeNames.count)
             let entityIndex = try reader.index("the entity of \(what())", below: entityNames.count)
             let pk = try reader.signed("the key of \(what())")
-            guard let entity = entities[entityIndex], !entity.isAbstract else {
+            guard let name = concreteNames[entityIndex] else {
                 throw reader.fail("\(what()) names \(entityNames[entityIndex]), which is not a concrete entity of the model", at: start)
             }
-            if let destination, !destination.hierarchyNames.contains(entity.name) {
-                throw reader.fail("\(what()) is a \(entity.name), not a \(destination.name)", at: start)
+            if let destination, !destination.contains(name) {
+                throw reader.fail("\(what()) is a \(name), not one of \(destination.sorted().joined(separator: ", "))", at: start)
             }
-            return ObjectID(entityName: entity.name, storeIdentifier: storeNames[store], primaryKey: pk)
+            return ObjectID(entityName: name, storeIdentifier: storeNames[store], primaryKey: pk)
         }
     }
 
     /// Reads a key: the first in a table as a signed varint, each later one as a positive step
     /// from the one before, so keys are strictly increasing and never repeat.
-    private static func key(_ reader: inout ByteReader, after previous: Int64?, _ what: String) throws -> Int64 {
+    private static func key(_ reader: inout ByteReader, after previous: Int64?, _ what: @autoclosure () -> String) throws -> Int64 {
         let start = reader.offset
-        guard let previous else { return try reader.signed(what) }
-        let step = Int64(bitPattern: try reader.varint(what))
+        guard let previous else { return try reader.signed(what()) }
+        let step = Int64(bitPattern: try reader.varint(what()))
         let (pk, overflow) = previous.addingReportingOverflow(step)
-        guard step > 0, !overflow else { throw reader.fail("\(what) does not follow \(previous)", at: start) }
+        guard step > 0, !overflow else { throw reader.fail("\(what()) does not follow \(previous)", at: start) }
         return pk
     }
 
@@ -54,7 +65,11 @@ extension BinaryFileDecoder {
             guard !layouts.contains(where: { $0 === entity }) else { throw reader.fail("\(entity.name) is listed twice in the \(root.name) table", at: start) }
             layouts.append(entity)
         }
-        let destinations = layouts.map { entity in entity.toOneRelationships.map { model.entity(named: $0.destinationName) } }
+        // Plain values per layout, read in the row loop (see References.concreteNames).
+        let names = layouts.map(\.name)
+        let attributeTypes = layouts.map { $0.attributes.map(\.type) }
+        let destinations = layouts.map { entity in entity.toOneRelationships.map { model.entity(named: $0.destinationName)?.hierarchyNames ?? [] } }
+        let toManyCounts = layouts.map(\.toManyRelationships.count)
         let rowCount = try reader.count("the number of \(root.name) rows", minimumSize: 3)
         var rows: [Int64: StoredRow] = [:]
         rows.reserveCapacity(rowCount)
@@ -63,23 +78,25 @@ extension BinaryFileDecoder {
             let pk = try Self.key(&reader, after: previous, "the key of a \(root.name) row")
             previous = pk
             let layout = try reader.index("the entity of \(root.name) row \(pk)", below: layouts.count)
-            let entity = layouts[layout]
-            let version = try reader.signed("the version of \(entity.name) row \(pk)")
+            let version = try reader.signed("the version of \(names[layout]) row \(pk)")
             var attributes: [AttributeValue] = []
-            attributes.reserveCapacity(entity.attributes.count)
-            for attribute in entity.attributes { attributes.append(try value(of: attribute, &reader, row: pk)) }
+            attributes.reserveCapacity(attributeTypes[layout].count)
+            for (slot, type) in attributeTypes[layout].enumerated() {
+                attributes.append(try value(type, &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" })
+            }
             var toOne: [ObjectID?] = []
-            toOne.reserveCapacity(entity.toOneRelationships.count)
-            for relationship in entity.toOneRelationships {
+            toOne.reserveCapacity(destinations[layout].count)
+            for (slot, destination) in destinations[layout].enumerated() {
                 let start = reader.offset
-                switch try reader.byte("the presence of \(entity.name).\(relationship.name)") {
+                func what() -> String { "\(names[layout]).\(layouts[layout].toOneRelationships[slot].name) of row \(pk)" }
+                switch try reader.byte("the presence of \(what())") {
                 case 0: toOne.append(nil)
-                case 1: toOne.append(try references.read(&reader, destination: destinations[layout][relationship.slot], "\(entity.name).\(relationship.name) of row \(pk)"))
-                case let other: throw reader.fail("\(entity.name).\(relationship.name) of row \(pk) has presence byte \(other), not 0 or 1", at: start)
+                case 1: toOne.append(try references.read(&reader, destination: destination, what()))
+                case let other: throw reader.fail("\(what()) has presence byte \(other), not 0 or 1", at: start)
                 }
             }
-            rows[pk] = StoredRow(entityName: entity.name, version: version, attributes: attributes, toOne: toOne,
-                                 toMany: Array(repeating: [], count: entity.toManyRelationships.count))
+            rows[pk] = StoredRow(entityName: names[layout], version: version, attributes: attributes, toOne: toOne,
+                                 toMany: Array(repeating: [], count: toManyCounts[layout]))
         }
         return rows
     }
@@ -93,7 +110,7 @@ extension BinaryFileDecoder {
               let relationship = entity.relationship(named: name), relationship.isToMany else {
             throw reader.fail("a relationship table for \(references.entityNames[index]).\(name), which is not a to-many relationship of a concrete entity of the model", at: start)
         }
-        let destination = model.entity(named: relationship.destinationName)
+        let destination = model.entity(named: relationship.destinationName)?.hierarchyNames ?? []
         let what = "\(entity.name).\(name)"
         let count = try reader.count("the number of sources in the \(what) table", minimumSize: 2)
         var previous: Int64?
@@ -121,53 +138,56 @@ extension BinaryFileDecoder {
         }
     }
 
-    /// One attribute value, which must be of the kind the attribute stores (or nil).
-    func value(of attribute: AttributeDescription, _ reader: inout ByteReader, row pk: Int64) throws -> AttributeValue {
+    /// One attribute value, which must be of the kind `type` stores (or nil); `what` describes
+    /// it for an error.
+    func value(_ type: AttributeType, _ reader: inout ByteReader, _ what: () -> String) throws -> AttributeValue {
         typealias Tag = BinaryFileFormat.Tag
         let start = reader.offset
-        let what = "\(attribute.entityName).\(attribute.name) of row \(pk)"
-        let raw = try reader.byte(what)
-        guard let tag = Tag(rawValue: raw) else { throw reader.fail("\(what) has an unknown value tag \(raw)", at: start) }
+        let raw = try reader.byte(what())
+        guard let tag = Tag(rawValue: raw) else { throw reader.fail("\(what()) has an unknown value tag \(raw)", at: start) }
         let value: AttributeValue
         switch tag {
         case .null: return .null
-        case .integer: value = .integer(try reader.signed(what))
-        case .double: value = .double(Double(bitPattern: try reader.fixed64(what)))
+        case .integer: value = .integer(try reader.signed(what()))
+        case .double: value = .double(Double(bitPattern: try reader.fixed64(what())))
         case .decimal:
-            let text = try reader.string(what)
+            let text = try reader.string(what())
             if text == BinaryFileFormat.decimalNaN {
                 value = .decimal(.nan)
             } else {
                 guard text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                      let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                    throw reader.fail("\(what) is not a decimal number", at: start)
+                      let decimal = Decimal(string: text, locale: Self.posix) else {
+                    throw reader.fail("\(what()) is not a decimal number", at: start)
                 }
                 value = .decimal(decimal)
             }
-        case .string: value = .string(try reader.string(what))
+        case .string: value = .string(try reader.string(what()))
         case .boolFalse: value = .bool(false)
         case .boolTrue: value = .bool(true)
-        case .date: value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed64(what))))
-        case .data: value = .data(try reader.data(what))
+        case .date: value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed64(what()))))
+        case .data: value = .data(try reader.data(what()))
         case .uuid:
-            let bytes = try reader.bytes(16, what)
+            let bytes = try reader.bytes(16, what())
             var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
             value = .uuid(UUID(uuid: uuid))
         case .uri, .relativeURI:
-            let text = try reader.string(what)
-            let base = tag == .relativeURI ? try reader.string("the base URL of \(what)") : nil
+            let text = try reader.string(what())
+            let base = tag == .relativeURI ? try reader.string("the base URL of \(what())") : nil
             let baseURL = base.flatMap { URL(string: $0) }
             guard base == nil || baseURL != nil, let url = URL(string: text, relativeTo: baseURL) else {
-                throw reader.fail("\(what) is not a URL", at: start)
+                throw reader.fail("\(what()) is not a URL", at: start)
             }
             value = .uri(url)
         }
-        guard Self.accepts(attribute.type, value) else {
-            throw reader.fail("\(what) is a \(attribute.type.rawValue) attribute but holds a \(value.kindName) value", at: start)
+        guard Self.accepts(type, value) else {
+            throw reader.fail("\(what()) is a \(type.rawValue) attribute but holds a \(value.kindName) value", at: start)
         }
         return value
     }
+
+    /// Decimal descriptions always use "." (made once: creating a locale is not cheap).
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     private static func accepts(_ type: AttributeType, _ value: AttributeValue) -> Bool {
         switch (type, value) {

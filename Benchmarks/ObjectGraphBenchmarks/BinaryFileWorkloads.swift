@@ -11,7 +11,7 @@ import ObjectGraphBinaryFile
 /// rename, fsync of the folder). Loading it reads the file, checks the CRC and builds an array
 /// of `(number, label)` structs.
 enum BinaryFileWorkloads {
-    static let all: [Workload] = [insertSave, save, load]
+    static let all: [Workload] = [insertSave, save, persist, load]
 
     struct Record {
         var number: Int64
@@ -45,8 +45,12 @@ enum BinaryFileWorkloads {
     /// Rows and a checksum over every item the store holds.
     static func storedTally(_ container: PersistentContainer) throws -> Tally {
         guard let store = container.coordinator.persistentStores.first as? BinaryFileStore else { throw BenchmarkFailure("no binary store") }
+        return try tally(try store.currentContents())
+    }
+
+    static func tally(_ contents: AtomicStoreContents) throws -> Tally {
         var tally = Tally()
-        for row in try store.currentContents().tables["Item"]?.values ?? [:].values {
+        for row in contents.tables["Item"]?.values ?? [:].values {
             guard case .integer(let number) = row.attributes[0], case .string(let label) = row.attributes[1] else { throw BenchmarkFailure("an item without number or label") }
             tally.add(UInt64(bitPattern: number) &* 31 &+ UInt64(label.utf8.count))
         }
@@ -123,8 +127,8 @@ enum BinaryFileWorkloads {
                     try context.performAndWait {
                         item.label = "changed"
                         try context.save()
+                        return Tally(rows: 1, checksum: UInt64(item.number))
                     }
-                    return Tally(rows: 1, checksum: UInt64(item.number))
                 }, after: { try storedTally(container) }, cleanup: { container.close() }, context: context)
             },
             raw: {
@@ -139,6 +143,40 @@ enum BinaryFileWorkloads {
                 }, after: { recordsTally(try FlatFile.load(url)) })
             },
             teardown: { for url in files + [flatTemplate] { try? FileManager.default.removeItem(at: url) } }
+        )
+    }
+
+    static let persist = Workload(
+        name: "binary-persist",
+        summary: "the store alone: BinaryFileStore.persist of N loaded items (encode, CRC, write, fsync, rename); raw: FlatFile.save of the same records"
+    ) { fixtures in
+        let template = try template(fixtures)
+        let records = try loadItems(template, fixtures)
+        var files: [URL] = []
+        return Sides(
+            objectGraph: {
+                let url = try copy(fixtures, template, "binary-persist")
+                files.append(url)
+                let container = try PersistentContainer(model: fixtures.model, stores: [.binaryFile(at: url)])
+                guard let store = container.coordinator.persistentStores.first as? BinaryFileStore else { throw BenchmarkFailure("no binary store") }
+                let contents = try store.currentContents()
+                return Run(body: {
+                    try store.persist(contents)
+                    return Tally(rows: contents.tables["Item"]?.count ?? 0, checksum: 1)
+                }, after: {
+                    // The file as written, decoded without opening it (the store holds the lock).
+                    try tally(try BinaryFileStore.contents(ofFile: Array(try Data(contentsOf: url)), model: fixtures.model))
+                }, cleanup: { container.close() })
+            },
+            raw: {
+                let url = fixtures.directory.appendingPathComponent("raw-persist-\(UUID().uuidString).flat")
+                files.append(url)
+                return Run(body: {
+                    try FlatFile.save(records, to: url)
+                    return Tally(rows: records.count, checksum: 1)
+                }, after: { recordsTally(try FlatFile.load(url)) })
+            },
+            teardown: { for url in files { try? FileManager.default.removeItem(at: url) } }
         )
     }
 
