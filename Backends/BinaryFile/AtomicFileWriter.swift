@@ -17,23 +17,27 @@ struct AtomicFileWriter {
     private var directory: String { url.deletingLastPathComponent().path }
     private var temporaryPrefix: String { "." + url.lastPathComponent + "." }
 
-    func write(_ bytes: [UInt8]) throws {
+    /// Replaces the file with the concatenation of `pieces`.
+    func write(_ pieces: [[UInt8]]) throws {
         let temporary = directory + "/" + temporaryPrefix + "\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure("create \(temporary)") }
-        var written = 0
-        let result: StoreError? = bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = Foundation.write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return failure("write \(temporary)")
+        var result: StoreError?
+        for piece in pieces where result == nil {
+            result = piece.withUnsafeBytes { buffer in
+                var written = 0
+                while written < buffer.count {
+                    let count = Foundation.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return failure("write \(temporary)")
+                    }
+                    written += count
                 }
-                written += count
+                return nil
             }
-            if synchronous && fsync(fd) != 0 { return failure("flush \(temporary)") }
-            return nil
         }
+        if result == nil && synchronous && fsync(fd) != 0 { result = failure("flush \(temporary)") }
         if close(fd) != 0, result == nil {
             let error = failure("close \(temporary)")
             unlink(temporary)

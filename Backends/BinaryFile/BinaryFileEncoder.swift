@@ -23,12 +23,12 @@ struct BinaryFileEncoder {
         }
     }
 
-    func encode(_ contents: AtomicStoreContents) throws -> [UInt8] {
+    func encode(_ contents: AtomicStoreContents) throws -> [[UInt8]] {
         var entities = NameTable()
         var stores = NameTable()
         let storeIdentifier = contents.metadata.storeIdentifier
         let rowCount = contents.tables.values.reduce(0) { $0 + $1.count }
-        var body = ByteWriter(capacity: 64 + rowCount * 48)
+        var body = ByteWriter(capacity: 64 + rowCount * 24)
 
         func reference(_ id: ObjectID, into writer: inout ByteWriter) throws {
             guard let pk = id.primaryKey, let store = id.storeIdentifier else {
@@ -107,32 +107,37 @@ struct BinaryFileEncoder {
             }
         }
 
-        var content = ByteWriter(capacity: body.bytes.count + relationships.bytes.count + 1024)
-        content.string(storeIdentifier)
-        content.string(contents.metadata.modelVersionHash)
+        // The file is returned in pieces, written one after the other: concatenating them
+        // would hold the whole file two more times at the peak of every save.
+        var head = ByteWriter(capacity: 1024)
+        head.raw(BinaryFileFormat.magic)
+        head.fixed32(BinaryFileFormat.version)
+        head.fixed32(0)
+        head.fixed64(0)  // the content length, set below
+        head.string(storeIdentifier)
+        head.string(contents.metadata.modelVersionHash)
         let user = contents.metadata.userInfo.sorted { $0.key < $1.key }
-        content.varint(user.count)
-        for (key, value) in user { content.string(key); content.string(value) }
+        head.varint(user.count)
+        for (key, value) in user { head.string(key); head.string(value) }
         let counters = contents.nextPrimaryKey.sorted { $0.key < $1.key }
-        content.varint(counters.count)
-        for (root, next) in counters { content.string(root); content.signed(next) }
-        content.varint(entities.names.count)
-        for name in entities.names { content.string(name) }
-        content.varint(stores.names.count)
-        for name in stores.names { content.string(name) }
-        content.raw(body.bytes)
-        content.varint(relationshipCount)
-        content.raw(relationships.bytes)
+        head.varint(counters.count)
+        for (root, next) in counters { head.string(root); head.signed(next) }
+        head.varint(entities.names.count)
+        for name in entities.names { head.string(name) }
+        head.varint(stores.names.count)
+        for name in stores.names { head.string(name) }
+        var relationshipHead = ByteWriter()
+        relationshipHead.varint(relationshipCount)
 
-        var file = ByteWriter(capacity: BinaryFileFormat.minimumSize + content.bytes.count)
-        file.raw(BinaryFileFormat.magic)
-        file.fixed32(BinaryFileFormat.version)
-        file.fixed32(0)
-        file.fixed64(UInt64(content.bytes.count))
-        file.raw(content.bytes)
-        let checksum = file.bytes.withUnsafeBytes { CRC32.checksum($0) }
-        file.fixed32(checksum)
-        return file.bytes
+        var pieces = [head.bytes, body.bytes, relationshipHead.bytes, relationships.bytes]
+        let length = UInt64(pieces.reduce(0) { $0 + $1.count } - BinaryFileFormat.headerSize)
+        for index in 0..<8 { pieces[0][16 + index] = UInt8(truncatingIfNeeded: length >> UInt64(8 * index)) }
+        var crc = CRC32()
+        for piece in pieces { piece.withUnsafeBytes { crc.update($0) } }
+        var trailer = ByteWriter()
+        trailer.fixed32(crc.value)
+        pieces.append(trailer.bytes)
+        return pieces
     }
 
     private func encode(_ value: AttributeValue, into writer: inout ByteWriter) {
