@@ -160,4 +160,43 @@ struct BinaryFileRoundTripTests {
         #expect(metadata.userInfo == ["k\u{0}ey": "välue", "": ""])
         #expect(try Support.contents(container).nextPrimaryKey["Tag"] == 6)
     }
+
+    @Test("references to another store's objects keep that store's identifier")
+    func foreignReferences() throws {
+        let url = try Support.temporaryStore()
+        defer { Support.remove(url) }
+        var container = try Support.container(url)
+        let store = container.coordinator.persistentStores[0]
+        let person = try #require(FuzzInput.model.entity(named: "Person"))
+        let favourite = try #require(person.relationship(named: "favourite"))
+        let tags = try #require(person.relationship(named: "tags"))
+        let foreign = ObjectID(entityName: "Tag", storeIdentifier: "another-store", primaryKey: -7)
+        let id = ObjectID(entityName: "Person", storeIdentifier: store.identifier, primaryKey: try store.allocatePrimaryKeys(rootEntity: "Person", count: 1))
+        var toOne = [ObjectID?](repeating: nil, count: person.toOneRelationships.count)
+        toOne[favourite.slot] = foreign
+        var changes = StoreChangeSet()
+        changes.inserted = [RowSnapshot(objectID: id, version: 1, attributes: Array(repeating: .null, count: person.attributes.count), toOne: toOne)]
+        changes.toMany = [ToManyChange(source: id, relationship: tags, added: [foreign], removed: [], order: nil)]
+        try store.save(changes)
+        container.close()
+        container = try Support.container(url)
+        defer { container.close() }
+        let row = try #require(try Support.contents(container).tables["Person"]?[id.primaryKey!])
+        #expect(row.toOne[favourite.slot] == foreign)
+        #expect(row.toMany[tags.slot] == [foreign])
+    }
+
+    @Test("CRC-32 gives the standard check value, in one piece or fed in parts")
+    func crcCheckValue() {
+        let bytes = Array("123456789".utf8)
+        #expect(bytes.withUnsafeBytes { CRC32.checksum($0) } == 0xCBF4_3926)
+        let long = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var parts = CRC32()
+        long.withUnsafeBytes { buffer in
+            parts.update(UnsafeRawBufferPointer(rebasing: buffer[0..<13]))
+            parts.update(UnsafeRawBufferPointer(rebasing: buffer[13...]))
+        }
+        #expect(parts.value == long.withUnsafeBytes { CRC32.checksum($0) })
+        #expect(parts.value != 0)
+    }
 }
