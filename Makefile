@@ -4,6 +4,10 @@
 #   make test   the same, then every test and the conformance matrix
 #   make bench  release build, then ObjectGraph against raw sqlite3 (BENCH_ARGS="--quick", or
 #               workload names; not part of make test — see Benchmarks/README.md)
+#   make fuzz-binary            the binary store reader's self-contained fuzz loop, release
+#                               build, FUZZ_SECONDS (default 60)
+#   make fuzz-binary-libfuzzer  the same reader under libFuzzer + AddressSanitizer, seeded
+#                               with valid stores; crash inputs land in .build/fuzz-binary/
 #
 # System libraries come from apt (libsqlite3-dev, liblmdb-dev) and are installed only when
 # missing; as root directly, otherwise through sudo.
@@ -12,8 +16,10 @@ SWIFT ?= swift
 APT_PACKAGES := libsqlite3-dev liblmdb-dev
 
 BENCH_ARGS ?=
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := .build/fuzz-binary
 
-.PHONY: all deps build demo test conformance bench clean
+.PHONY: all deps build demo test conformance bench fuzz-binary fuzz-binary-libfuzzer clean
 
 all: build
 
@@ -47,6 +53,22 @@ conformance: build
 bench: deps
 	$(SWIFT) build -c release --product objectgraph-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/objectgraph-bench" $(BENCH_ARGS)
+
+fuzz-binary:
+	$(SWIFT) build -c release --product objectgraph-fuzz-binary
+	"$$($(SWIFT) build -c release --show-bin-path)/objectgraph-fuzz-binary" --seconds $(FUZZ_SECONDS)
+
+# libFuzzer needs its own build (every module instrumented, no Swift main): a separate
+# scratch path, so the normal build is untouched. The seeds come from the normal build.
+fuzz-binary-libfuzzer:
+	$(SWIFT) build -c release --product objectgraph-fuzz-binary
+	"$$($(SWIFT) build -c release --show-bin-path)/objectgraph-fuzz-binary" --write-seeds $(FUZZ_DIR)/seeds
+	$(SWIFT) build -c release --scratch-path .build/libfuzzer --product objectgraph-fuzz-binary \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DLIBFUZZER
+	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	"$$($(SWIFT) build -c release --scratch-path .build/libfuzzer --show-bin-path)/objectgraph-fuzz-binary" \
+		-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
+		$(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
 
 clean:
 	rm -rf .build

@@ -8,9 +8,11 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ObjectGraphInMemory", targets: ["ObjectGraphInMemory"]),
         .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
+        .library(name: "ObjectGraphBinaryFile", targets: ["ObjectGraphBinaryFile"]),
         .library(name: "ObjectGraphConformance", targets: ["ObjectGraphConformance"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
         .executable(name: "objectgraph-bench", targets: ["ObjectGraphBenchmarks"]),
+        .executable(name: "objectgraph-fuzz-binary", targets: ["ObjectGraphBinaryFileFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -26,6 +28,12 @@ let package = Package(
             name: "ObjectGraphInMemory",
             dependencies: ["ObjectGraph"],
             path: "Backends/InMemory"
+        ),
+        .target(
+            name: "ObjectGraphBinaryFile",
+            dependencies: ["ObjectGraph"],
+            path: "Backends/BinaryFile",
+            exclude: ["README.md"]
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -48,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "objectgraph",
             dependencies: [
-                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphConformance",
+                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/objectgraph"
@@ -56,10 +64,15 @@ let package = Package(
         .executableTarget(
             name: "ObjectGraphBenchmarks",
             dependencies: [
-                "ObjectGraph", "ObjectGraphSQLite", "CSQLite",
+                "ObjectGraph", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/ObjectGraphBenchmarks"
+        ),
+        .executableTarget(
+            name: "ObjectGraphBinaryFileFuzz",
+            dependencies: ["ObjectGraph", "ObjectGraphBinaryFile"],
+            path: "Fuzz/BinaryFile"
         ),
         .testTarget(
             name: "ObjectGraphTests",
@@ -71,13 +84,21 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphConformance"],
+            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphConformance"],
             path: "Tests/ConformanceTests"
         ),
         .testTarget(
             name: "SQLiteTests",
             dependencies: ["ObjectGraph", "ObjectGraphSQLite", "CSQLite"],
             path: "Tests/SQLiteTests"
+        ),
+        .testTarget(
+            name: "BinaryFileTests",
+            dependencies: [
+                "ObjectGraph", "ObjectGraphBinaryFile", "ObjectGraphBinaryFileFuzz",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            path: "Tests/BinaryFileTests"
         ),
         .testTarget(
             name: "InMemoryTests",

@@ -8,10 +8,10 @@ import Foundation
 struct BenchmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "objectgraph-bench",
-        abstract: "ObjectGraph's SQLite store against raw sqlite3, side by side, as ratios.",
-        discussion: "Workloads: \((allWorkloads.map(\.name) + ["memory"]).joined(separator: ", ")). Run a release build.")
+        abstract: "ObjectGraph's SQLite store against raw sqlite3, and its binary store against a hand-written flat file, side by side, as ratios.",
+        discussion: "Workloads: \((allWorkloads.map(\.name) + ["memory", "binary-memory"]).joined(separator: ", ")). Run a release build.")
 
-    static let allWorkloads: [Workload] = ChatWorkloads.all + SchoolWorkloads.all
+    static let allWorkloads: [Workload] = ChatWorkloads.all + SchoolWorkloads.all + BinaryFileWorkloads.all
 
     @Argument(help: "Workloads to run (default: all). 'memory' is the batched-iteration memory check.")
     var workloads: [String] = []
@@ -34,6 +34,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "Objects for the memory workload.")
     var memoryObjects: Int?
 
+    @Option(help: "Objects for the binary-store workloads (default 100,000).")
+    var binaryObjects: Int?
+
     @Option(help: "For the memory workload: iterate through a coordinator with this row-cache capacity (default: the container's).")
     var memoryRowCache: Int?
 
@@ -51,7 +54,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: .hidden) var memoryCount: Int?
 
     func validate() throws {
-        let known = Set(Self.allWorkloads.map(\.name) + ["memory"])
+        let known = Set(Self.allWorkloads.map(\.name) + ["memory", "binary-memory"])
         for name in workloads where !known.contains(name) {
             throw ValidationError("unknown workload '\(name)'; known: \(known.sorted().joined(separator: ", "))")
         }
@@ -60,20 +63,26 @@ struct BenchmarkCommand: ParsableCommand {
 
     func run() throws {
         if let memoryChild {
-            try MemoryWorkload.runChild(mode: memoryChild, path: memoryPath ?? "", count: memoryCount ?? 0, rowCacheCapacity: memoryRowCache)
+            if memoryChild.hasPrefix("binary-") {
+                try BinaryFileMemory.runChild(mode: memoryChild, path: memoryPath ?? "")
+            } else {
+                try MemoryWorkload.runChild(mode: memoryChild, path: memoryPath ?? "", count: memoryCount ?? 0, rowCacheCapacity: memoryRowCache)
+            }
             return
         }
         if list {
             for workload in Self.allWorkloads { print(Harness.pad(workload.name, 18) + workload.summary) }
             print(Harness.pad("memory", 18) + "insert N small objects in batches, then iterate them with fetchBatched(500): peak RSS")
+            print(Harness.pad("binary-memory", 18) + "open a binary store of N items, and read the same records from a flat file: peak RSS against the file size")
             return
         }
         var sizes = quick ? Sizes.quick : Sizes.full
         if let chats { sizes.chats = chats }
         if let messagesPerChat { sizes.messagesPerChat = messagesPerChat }
         if let memoryObjects { sizes.memoryObjects = memoryObjects }
+        if let binaryObjects { sizes.binaryObjects = binaryObjects }
         let repetitions = self.repetitions ?? (quick ? 3 : 5)
-        let selected = workloads.isEmpty ? Self.allWorkloads.map(\.name) + ["memory"] : workloads
+        let selected = workloads.isEmpty ? Self.allWorkloads.map(\.name) + ["memory", "binary-memory"] : workloads
 
         let keep = directory != nil
         let root = directory.map { URL(fileURLWithPath: $0, isDirectory: true) }
@@ -100,8 +109,15 @@ struct BenchmarkCommand: ParsableCommand {
         if selected.contains("memory") {
             for line in try MemoryWorkload.run(fixtures, rowCacheCapacity: memoryRowCache, log: log) { print(line) }
         }
-        if let worst = measurements.max(by: { $0.ratio < $1.ratio }) {
+        if selected.contains("binary-memory") {
+            for line in try BinaryFileMemory.run(fixtures, log: log) { print(line) }
+        }
+        let binary = Set(BinaryFileWorkloads.all.map(\.name))
+        if let worst = measurements.filter({ !binary.contains($0.name) }).max(by: { $0.ratio < $1.ratio }) {
             print("sqlite worst ratio: \(String(format: "%.2f", worst.ratio)) (\(worst.name))")
+        }
+        if let worst = measurements.filter({ binary.contains($0.name) }).max(by: { $0.ratio < $1.ratio }) {
+            print("binary worst ratio: \(String(format: "%.2f", worst.ratio)) (\(worst.name))")
         }
     }
 }

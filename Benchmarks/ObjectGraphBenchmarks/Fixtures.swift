@@ -10,6 +10,8 @@ struct Sizes {
     var subjects: Int
     var subjectsPerStudent: Int
     var memoryObjects: Int
+    /// Objects in the binary-store load and save workloads.
+    var binaryObjects: Int = 100_000
 
     static let full = Sizes(chats: 1_000, messagesPerChat: 100, students: 10_000, subjects: 100, subjectsPerStudent: 10, memoryObjects: 1_000_000)
     static let quick = Sizes(chats: 100, messagesPerChat: 100, students: 1_000, subjects: 100, subjectsPerStudent: 10, memoryObjects: 100_000)

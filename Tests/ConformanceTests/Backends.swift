@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import ObjectGraphConformance
+import ObjectGraphBinaryFile
 import ObjectGraphInMemory
 import ObjectGraphSQLite
 
@@ -9,6 +10,7 @@ import ObjectGraphSQLite
 let allBackends: [ConformanceBackend] = [
     ConformanceBackend(name: "memory") { _ in .inMemory() },
     ConformanceBackend(name: "sqlite") { directory in .sqlite(at: directory.appendingPathComponent("store.sqlite")) },
+    ConformanceBackend(name: "binary") { directory in .binaryFile(at: directory.appendingPathComponent("store.bin")) },
     // The pushdown contract: a store that evaluates nothing natively must give the same
     // answers, because the shared layer completes the predicate, sort and range.
     ConformanceBackend(name: "memory-no-pushdown") { _ in

@@ -1,0 +1,202 @@
+import Foundation
+import ObjectGraph
+
+/// Row tables, relationship tables and attribute values: each checked against the model.
+extension BinaryFileDecoder {
+    /// The file's name tables, resolved against the model once.
+    struct References {
+        let entityNames: [String]
+        let entities: [EntityDescription?]
+        let storeNames: [String]
+        /// Per entity name: the name, when it is a concrete entity of the model. Rows and
+        /// references use these plain values, never the entity objects, whose reference
+        /// counting would cost more than decoding a row.
+        let concreteNames: [String?]
+
+        init(entityNames: [String], entities: [EntityDescription?], storeNames: [String]) {
+            self.entityNames = entityNames
+            self.entities = entities
+            self.storeNames = storeNames
+            self.concreteNames = entities.map { entity in entity.flatMap { $0.isAbstract ? nil : $0.name } }
+        }
+
+        /// An object reference: store (0 for this store), entity and key. `destination`, when
+        /// given, holds the names of the entities the reference may name.
+        func read(_ reader: inout ByteReader, destination: Set<String>?, _ what: @autoclosure () -> String) throws -> ObjectID {
+            let start = reader.offset
+            let store = try reader.index("the store of \(what())", below: storeNames.count)
+            let entityIndex = try reader.index("the entity of \(what())", below: entityNames.count)
+            let pk = try reader.signed("the key of \(what())")
+            guard let name = concreteNames[entityIndex] else {
+                throw reader.fail("\(what()) names \(entityNames[entityIndex]), which is not a concrete entity of the model", at: start)
+            }
+            if let destination, !destination.contains(name) {
+                throw reader.fail("\(what()) is a \(name), not one of \(destination.sorted().joined(separator: ", "))", at: start)
+            }
+            return ObjectID(entityName: name, storeIdentifier: storeNames[store], primaryKey: pk)
+        }
+    }
+
+    /// Reads a key: the first in a table as a signed varint, each later one as a positive step
+    /// from the one before, so keys are strictly increasing and never repeat.
+    private static func key(_ reader: inout ByteReader, after previous: Int64?, _ what: @autoclosure () -> String) throws -> Int64 {
+        let start = reader.offset
+        guard let previous else { return try reader.signed(what()) }
+        let step = Int64(bitPattern: try reader.varint(what()))
+        let (pk, overflow) = previous.addingReportingOverflow(step)
+        guard step > 0, !overflow else { throw reader.fail("\(what()) does not follow \(previous)", at: start) }
+        return pk
+    }
+
+    /// One row table: its layouts (concrete entities, with their property counts), then rows.
+    func table(of root: EntityDescription, _ reader: inout ByteReader, _ references: References) throws -> [Int64: StoredRow] {
+        let layoutCount = try reader.count("the number of entities in the \(root.name) table", minimumSize: 4)
+        var layouts: [EntityDescription] = []
+        for _ in 0..<layoutCount {
+            let start = reader.offset
+            let index = try reader.index("an entity of the \(root.name) table", below: references.entityNames.count)
+            let counts = (try reader.varint("an attribute count"), try reader.varint("a to-one count"), try reader.varint("a to-many count"))
+            guard let entity = references.entities[index], entity.rootName == root.name, !entity.isAbstract else {
+                throw reader.fail("the \(root.name) table holds rows of \(references.entityNames[index]), which is not a concrete entity of that hierarchy", at: start)
+            }
+            guard counts == (UInt64(entity.attributes.count), UInt64(entity.toOneRelationships.count), UInt64(entity.toManyRelationships.count)) else {
+                throw reader.fail("\(entity.name) rows have \(counts.0) attributes, \(counts.1) to-one and \(counts.2) to-many relationships; the model has \(entity.attributes.count), \(entity.toOneRelationships.count), \(entity.toManyRelationships.count)", at: start)
+            }
+            guard !layouts.contains(where: { $0 === entity }) else { throw reader.fail("\(entity.name) is listed twice in the \(root.name) table", at: start) }
+            layouts.append(entity)
+        }
+        // Plain values per layout, read in the row loop (see References.concreteNames).
+        let names = layouts.map(\.name)
+        let attributeTypes = layouts.map { $0.attributes.map(\.type) }
+        let destinations = layouts.map { entity in entity.toOneRelationships.map { model.entity(named: $0.destinationName)?.hierarchyNames ?? [] } }
+        let toManyCounts = layouts.map(\.toManyRelationships.count)
+        let rowCount = try reader.count("the number of \(root.name) rows", minimumSize: 3)
+        var rows: [Int64: StoredRow] = [:]
+        rows.reserveCapacity(rowCount)
+        var previous: Int64?
+        for _ in 0..<rowCount {
+            let pk = try Self.key(&reader, after: previous, "the key of a \(root.name) row")
+            previous = pk
+            let layout = try reader.index("the entity of \(root.name) row \(pk)", below: layouts.count)
+            let version = try reader.signed("the version of \(names[layout]) row \(pk)")
+            var attributes: [AttributeValue] = []
+            attributes.reserveCapacity(attributeTypes[layout].count)
+            for (slot, type) in attributeTypes[layout].enumerated() {
+                attributes.append(try value(type, &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" })
+            }
+            var toOne: [ObjectID?] = []
+            toOne.reserveCapacity(destinations[layout].count)
+            for (slot, destination) in destinations[layout].enumerated() {
+                let start = reader.offset
+                func what() -> String { "\(names[layout]).\(layouts[layout].toOneRelationships[slot].name) of row \(pk)" }
+                switch try reader.byte("the presence of \(what())") {
+                case 0: toOne.append(nil)
+                case 1: toOne.append(try references.read(&reader, destination: destination, what()))
+                case let other: throw reader.fail("\(what()) has presence byte \(other), not 0 or 1", at: start)
+                }
+            }
+            rows[pk] = StoredRow(entityName: names[layout], version: version, attributes: attributes, toOne: toOne,
+                                 toMany: Array(repeating: [], count: toManyCounts[layout]))
+        }
+        return rows
+    }
+
+    /// One relationship table: the members of one to-many relationship of one concrete entity.
+    func relationshipTable(_ reader: inout ByteReader, _ references: References, into tables: inout [String: [Int64: StoredRow]]) throws {
+        let start = reader.offset
+        let index = try reader.index("a relationship table's entity", below: references.entityNames.count)
+        let name = try reader.string("a relationship table's relationship")
+        guard let entity = references.entities[index], !entity.isAbstract,
+              let relationship = entity.relationship(named: name), relationship.isToMany else {
+            throw reader.fail("a relationship table for \(references.entityNames[index]).\(name), which is not a to-many relationship of a concrete entity of the model", at: start)
+        }
+        let destination = model.entity(named: relationship.destinationName)?.hierarchyNames ?? []
+        let what = "\(entity.name).\(name)"
+        let count = try reader.count("the number of sources in the \(what) table", minimumSize: 2)
+        var previous: Int64?
+        for _ in 0..<count {
+            let sourceStart = reader.offset
+            let pk = try Self.key(&reader, after: previous, "a source key of \(what)")
+            previous = pk
+            guard let row = tables[entity.rootName]?[pk], row.entityName == entity.name else {
+                throw reader.fail("\(what) lists members of row \(pk), which is not a \(entity.name) row of the file", at: sourceStart)
+            }
+            guard row.toMany[relationship.slot].isEmpty else {
+                throw reader.fail("\(what) lists the members of row \(pk) twice", at: sourceStart)
+            }
+            let memberCount = try reader.count("the number of \(what) members of row \(pk)", minimumSize: 3)
+            var members: [ObjectID] = []
+            members.reserveCapacity(memberCount)
+            var seen = Set<ObjectID>(minimumCapacity: memberCount)
+            for position in 0..<memberCount {
+                let memberStart = reader.offset
+                let member = try references.read(&reader, destination: destination, "member \(position) of \(what) of row \(pk)")
+                guard seen.insert(member).inserted else { throw reader.fail("\(member) appears twice in \(what) of row \(pk)", at: memberStart) }
+                members.append(member)
+            }
+            tables[entity.rootName]![pk]!.toMany[relationship.slot] = members
+        }
+    }
+
+    /// One attribute value, which must be of the kind `type` stores (or nil); `what` describes
+    /// it for an error.
+    func value(_ type: AttributeType, _ reader: inout ByteReader, _ what: () -> String) throws -> AttributeValue {
+        typealias Tag = BinaryFileFormat.Tag
+        let start = reader.offset
+        let raw = try reader.byte(what())
+        guard let tag = Tag(rawValue: raw) else { throw reader.fail("\(what()) has an unknown value tag \(raw)", at: start) }
+        let value: AttributeValue
+        switch tag {
+        case .null: return .null
+        case .integer: value = .integer(try reader.signed(what()))
+        case .double: value = .double(Double(bitPattern: try reader.fixed64(what())))
+        case .decimal:
+            let text = try reader.string(what())
+            if text == BinaryFileFormat.decimalNaN {
+                value = .decimal(.nan)
+            } else {
+                guard text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                      let decimal = Decimal(string: text, locale: Self.posix) else {
+                    throw reader.fail("\(what()) is not a decimal number", at: start)
+                }
+                value = .decimal(decimal)
+            }
+        case .string: value = .string(try reader.string(what()))
+        case .boolFalse: value = .bool(false)
+        case .boolTrue: value = .bool(true)
+        case .date: value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed64(what()))))
+        case .data: value = .data(try reader.data(what()))
+        case .uuid:
+            let bytes = try reader.bytes(16, what())
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
+            value = .uuid(UUID(uuid: uuid))
+        case .uri, .relativeURI:
+            let text = try reader.string(what())
+            let base = tag == .relativeURI ? try reader.string("the base URL of \(what())") : nil
+            let baseURL = base.flatMap { URL(string: $0) }
+            guard base == nil || baseURL != nil, let url = URL(string: text, relativeTo: baseURL) else {
+                throw reader.fail("\(what()) is not a URL", at: start)
+            }
+            value = .uri(url)
+        }
+        guard Self.accepts(type, value) else {
+            throw reader.fail("\(what()) is a \(type.rawValue) attribute but holds a \(value.kindName) value", at: start)
+        }
+        return value
+    }
+
+    /// Decimal descriptions always use "." (made once: creating a locale is not cheap).
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    private static func accepts(_ type: AttributeType, _ value: AttributeValue) -> Bool {
+        switch (type, value) {
+        case (.integer16, .integer(let v)): return Int64(Int16.min)...Int64(Int16.max) ~= v
+        case (.integer32, .integer(let v)): return Int64(Int32.min)...Int64(Int32.max) ~= v
+        case (.integer64, .integer), (.double, .double), (.float, .double), (.decimal, .decimal), (.string, .string),
+            (.boolean, .bool), (.date, .date), (.binaryData, .data), (.transformable, .data), (.uuid, .uuid), (.uri, .uri):
+            return true
+        default: return false
+        }
+    }
+}

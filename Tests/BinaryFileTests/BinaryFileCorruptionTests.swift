@@ -1,0 +1,134 @@
+import Foundation
+import ObjectGraph
+@testable import ObjectGraphBinaryFile
+@testable import ObjectGraphBinaryFileFuzz
+import Testing
+
+/// Damaged, foreign and hostile files: each is refused with a typed error naming the problem.
+@Suite("Binary store corruption")
+struct BinaryFileCorruptionTests {
+    typealias Support = BinaryFileTestSupport
+
+    /// A small store of the fixture graph, as bytes.
+    static func storeBytes(people: Int = 12) throws -> [UInt8] {
+        let url = try Support.temporaryStore()
+        defer { Support.remove(url) }
+        let container = try Support.container(url, options: ["synchronous": "OFF"])
+        let context = container.newBackgroundContext()
+        try context.performAndWait { try FixtureGraph.populate(context, seed: 7, people: people) }
+        container.close()
+        return Array(try Data(contentsOf: url))
+    }
+
+    /// Opens `bytes` as a store file in a new coordinator and returns the error it gives.
+    static func openError(_ bytes: [UInt8], model: ManagedObjectModel = FuzzInput.model) throws -> StoreError? {
+        let url = try Support.temporaryStore()
+        defer { Support.remove(url) }
+        try Data(bytes).write(to: url)
+        do {
+            let container = try Support.container(url, model: model)
+            container.close()
+            return nil
+        } catch let error as StoreError {
+            return error
+        }
+    }
+
+    static func problem(_ error: StoreError?) -> BinaryFileFormatError.Problem? {
+        guard error?.code == .corrupt else { return nil }
+        return (error?.underlying as? BinaryFileFormatError)?.problem
+    }
+
+    /// The error decoding `bytes` gives (nil if it decodes).
+    static func decodeError(_ bytes: [UInt8]) -> StoreError? {
+        do {
+            _ = try BinaryFileStore.contents(ofFile: bytes, model: FuzzInput.model)
+            return nil
+        } catch {
+            return error as? StoreError
+        }
+    }
+
+    @Test("every byte of the file flipped, one at a time, is refused — the checksum covers all of it")
+    func everyByteFlipped() throws {
+        let bytes = try Self.storeBytes()
+        #expect(bytes.count > 1000)
+        var problems: [BinaryFileFormatError.Problem: Int] = [:]
+        for position in bytes.indices {
+            var damaged = bytes
+            damaged[position] ^= UInt8(1 << (position % 8)) | 0x10
+            // Every flip through the decoder; every 97th also through a real open.
+            let error = try #require(position % 97 == 0 ? try Self.openError(damaged) : Self.decodeError(damaged), "a flip at byte \(position) went unnoticed")
+            let problem = try #require(Self.problem(error), "a flip at byte \(position) gave \(error)")
+            problems[problem, default: 0] += 1
+        }
+        #expect(problems[.notABinaryStore] == 8, "the magic bytes")
+        #expect(problems[.unsupportedVersion] == 8, "version and flags")
+        #expect((problems[.checksumMismatch] ?? 0) > bytes.count - 40, "everything else but the length field: \(problems)")
+    }
+
+    @Test("the file cut at many lengths, or lengthened, is refused as truncated or with trailing bytes")
+    func truncatedAndExtended() throws {
+        let bytes = try Self.storeBytes()
+        for length in Array(0..<40) + Array(stride(from: 40, to: bytes.count, by: 7)) + [bytes.count - 1] {
+            let cut = Array(bytes.prefix(length))
+            let error = length % 10 == 0 ? try Self.openError(cut) : Self.decodeError(cut)
+            #expect(Self.problem(error) == .truncated, "cut at \(length) of \(bytes.count): \(String(describing: error))")
+        }
+        for extra in [[0], [0, 0, 0, 0], Array(bytes.prefix(100))] as [[UInt8]] {
+            #expect(Self.problem(try Self.openError(bytes + extra)) == .trailingBytes)
+        }
+    }
+
+    @Test("a text file, an SQLite file and another version are refused by name; an empty file as truncated")
+    func foreignFiles() throws {
+        let text = try #require(try Self.openError(Array("just some text\n".utf8)))
+        #expect(Self.problem(text) == .notABinaryStore)
+        #expect(text.message.contains("not an ObjectGraph binary store"))
+        #expect(Self.problem(try Self.openError(Array("SQLite format 3\u{0}".utf8) + [UInt8](repeating: 0, count: 84))) == .notABinaryStore)
+        #expect(Self.problem(try Self.openError([])) == .truncated)
+        var future = try Self.storeBytes()
+        future[8] = 2
+        let version = try #require(try Self.openError(future))
+        #expect(Self.problem(version) == .unsupportedVersion)
+        #expect(version.message.contains("format version 2"), "\(version.message)")
+        #expect((version.underlying as? BinaryFileFormatError)?.offset == 8)
+    }
+
+    @Test("a sound store of another model is refused as an incompatible model, before its rows are read")
+    func wrongModel() throws {
+        let other = try ManagedObjectModel { m in m.entity("Person") { e in e.attribute("name", .string) } }
+        let error = try #require(try Self.openError(try Self.storeBytes(), model: other))
+        #expect(error.code == .incompatibleModel)
+        #expect(error.message.contains("was written by model"))
+    }
+
+    @Test("content damaged behind a valid checksum is decoded or refused by the decoder, with an offset inside the content")
+    func damageBehindValidChecksum() throws {
+        let bytes = try Self.storeBytes()
+        var malformed = 0
+        for position in stride(from: 24, to: bytes.count - 4, by: 3) {
+            for value in [0x00, 0x7F, 0xFF] as [UInt8] where bytes[position] != value {
+                var damaged = bytes
+                damaged[position] = value
+                let repaired = try #require(FuzzInput.repairFrame(damaged))
+                guard let error = Self.decodeError(repaired) else { continue }  // e.g. another valid string
+                guard error.code != .incompatibleModel else { continue }  // the model hash itself changed
+                let problem = try #require(error.underlying as? BinaryFileFormatError, "byte \(position) = \(value): \(error)")
+                #expect(problem.problem == .malformed, "byte \(position) = \(value): \(problem)")
+                #expect((24..<bytes.count - 4).contains(problem.offset), "byte \(position) = \(value): \(problem)")
+                malformed += 1
+            }
+        }
+        #expect(malformed > 500, "the structure checks catch damage the checksum was repaired over")
+    }
+
+    @Test("deterministic fuzz smoke run: 3,000 mutated inputs, each decoded or refused with a typed error")
+    func fuzzSmoke() throws {
+        let seeds = try FuzzHarness.seeds(count: 4, seed: 11)
+        let tally = FuzzHarness.run(seeds: seeds, iterations: 3_000, seconds: nil, seed: 0x5EED)
+        #expect(tally.values.reduce(0, +) >= 3_000)
+        #expect(tally[.refused(.malformed), default: 0] > 0, "mutations reach the content decoder: \(tally)")
+        #expect(tally[.refused(.checksumMismatch), default: 0] > 0, "\(tally)")
+    }
+}
