@@ -156,6 +156,7 @@ extension SQLiteStore {
     public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
         try withReader { connection in
             var result: [ObjectID: [ObjectID]] = [:]
+            result.reserveCapacity(sources.count)
             for source in sources { result[source] = [] }
             guard let sourceLayout = sources.first.flatMap({ schema.layouts[$0.entityName] }) else { return result }
             let storage = sourceLayout.toMany[relationship.slot]

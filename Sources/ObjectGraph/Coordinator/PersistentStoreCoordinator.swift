@@ -150,6 +150,11 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Members of a to-many relationship for each source.
     func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+        let single = entries.withLock { $0.count == 1 ? $0[0] : nil }
+        if let entry = single, sources.allSatisfy({ $0.storeIdentifier == entry.store.identifier }) {
+            // One store: its answer is the answer.
+            return try entry.gate.read { try entry.store.relatedIDs(for: relationship, of: sources) }
+        }
         var byStore: [String: (Entry, [ObjectID])] = [:]
         for id in sources where !id.isTemporary {
             let entry = try entry(for: id)
