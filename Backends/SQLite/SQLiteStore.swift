@@ -63,10 +63,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             try connection.execute("BEGIN IMMEDIATE;")
             do {
                 try connection.execute(schema.creationSQL)
-                let insert = try connection.prepare("INSERT INTO og_metadata (key, value) VALUES (?, ?)")
                 for (key, value) in [("storeIdentifier", identifier), ("modelVersionHash", request.modelVersionHash), ("userInfo", "{}")] {
                     let statement = try connection.prepare("INSERT INTO og_metadata (key, value) VALUES (?, ?)")
-                    _ = insert
                     try statement.bind(key, at: 1)
                     try statement.bind(value, at: 2)
                     try statement.run()

@@ -215,6 +215,10 @@ enum RowPredicate {
             default: break
             }
             let right = try operand(c.right, row)
+            if case .string(let l) = left, case .string(let r) = right {
+                // The very string semantics of fetch predicates, options included.
+                return StringOperators.evaluate(c.op, c.options, l, r)
+            }
             switch c.op {
             case .equal: return equal(left, right, c.options)
             case .notEqual: return !equal(left, right, c.options)
@@ -222,11 +226,9 @@ enum RowPredicate {
             case .lessThanOrEqual: return order(left, right, c.options).map { $0 != .orderedDescending } ?? false
             case .greaterThan: return order(left, right, c.options) == .orderedDescending
             case .greaterThanOrEqual: return order(left, right, c.options).map { $0 != .orderedAscending } ?? false
-            case .beginsWith, .endsWith, .contains:
-                guard case .string(let l) = left, case .string(let r) = right else { return false }
-                let a = TextFolding.fold(l, c.options), b = TextFolding.fold(r, c.options)
-                return c.op == .beginsWith ? a.hasPrefix(b) : c.op == .endsWith ? a.hasSuffix(b) : (b.isEmpty || a.contains(b))
-            default:
+            case .beginsWith, .endsWith, .contains, .like, .matches:
+                return false  // string operators on a non-string value
+            case .in, .between:
                 throw ObjectGraphError(.invalidFetch, "\(c.op.rawValue) is not supported in a HAVING predicate")
             }
         }

@@ -72,34 +72,17 @@ public enum StringOperators {
 
     /// The compiled regular expression for a `MATCHES` operand (cached): `[d]` folds the pattern
     /// like the text; `[c]` uses the regex engine's case folding, since folding a regex's source
-    /// would change escapes such as `\D` into `\d`.
-    ///
-    /// For a `LIKE` operand, the ICU equivalent of its wildcards (`?` as one scalar); it is not
-    /// what ``evaluate(_:_:_:_:)`` uses: LIKE matches whole characters of the folded text (see
-    /// `LikePattern`), so that `LIKE[c]` without wildcards is exactly `==[c]`.
+    /// would change escapes such as `\D` into `\d`. (LIKE needs no regex: it matches whole
+    /// characters of the folded text, see `LikePattern`.)
     public static func pattern(_ op: ComparisonOperator, _ source: String, _ options: StringComparisonOptions) throws -> CompiledPattern {
         let key = "\(op.rawValue)|\(options.rawValue)|\(source)"
         if let cached = patterns.withLock({ $0[key] }) { return cached }
         let unfolded = options.contains(.diacriticInsensitive) ? TextFolding.fold(source, .diacriticInsensitive) : source
-        let regex = op == .like ? likeToRegex(unfolded) : unfolded
-        let compiled = try CompiledPattern(regex, caseInsensitive: options.contains(.caseInsensitive))
+        let compiled = try CompiledPattern(unfolded, caseInsensitive: options.contains(.caseInsensitive))
         patterns.withLock { cache in
             if cache.count > 1_000 { cache.removeAll() }
             cache[key] = compiled
         }
         return compiled
-    }
-
-    /// LIKE's wildcards as an ICU regex: `*` any run, `?` one character, everything else literal.
-    static func likeToRegex(_ pattern: String) -> String {
-        var regex = "(?s)"
-        for character in pattern {
-            switch character {
-            case "*": regex += ".*"
-            case "?": regex += "."
-            default: regex += NSRegularExpression.escapedPattern(for: String(character))
-            }
-        }
-        return regex
     }
 }
