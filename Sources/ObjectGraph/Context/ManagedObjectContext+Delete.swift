@@ -48,11 +48,14 @@ extension ManagedObjectContext {
             // A wave: everything deleted so far. Its rows and relationships are loaded in a
             // few round trips, then the rules run (and may start the next wave by cascading).
             let end = pendingDeletes.count
-            try prepareDeleteRules(pendingDeletes[index..<end])
+            // The loaded objects are held until the wave's rules ran (the registry alone
+            // holds objects weakly).
+            let loaded = try prepareDeleteRules(pendingDeletes[index..<end])
             while index < end {
                 try applyDeleteRules(pendingDeletes[index])
                 index += 1
             }
+            withExtendedLifetime(loaded) {}
         }
         if !changeLog.isEmpty {
             let changes = changeLog.take()
@@ -74,7 +77,7 @@ extension ManagedObjectContext {
     /// Loads, for a wave of deleted objects, the rows and to-many members their rules will
     /// read: one batched round trip per entity and relationship instead of one per object
     /// (a cascade over 10,000 messages is then a handful of queries).
-    private func prepareDeleteRules(_ wave: ArraySlice<ManagedObject>) throws {
+    private func prepareDeleteRules(_ wave: ArraySlice<ManagedObject>) throws -> [ManagedObject] {
         var faults: [ManagedObject] = []
         var toMany: [ObjectIdentifier: (RelationshipDescription, [ManagedObject])] = [:]
         for object in wave where !object.objectID.isTemporary && !object.isInaccessibleStorage {
@@ -99,6 +102,7 @@ extension ManagedObjectContext {
             }
         }
         if !destinations.isEmpty { try fulfillFaults(destinations) }
+        return destinations
     }
 
     private func applyDeleteRules(_ object: ManagedObject) throws {
