@@ -23,7 +23,7 @@ public final class RowCache: Sendable {
     public func store(_ snapshots: some Collection<RowSnapshot>) {
         guard !snapshots.isEmpty else { return }
         rows.withLock { rows in
-            rows.reserveCapacity(min(capacity, rows.count + snapshots.count))
+            if rows.isEmpty { rows.reserveCapacity(min(capacity, snapshots.count)) }
             for snapshot in snapshots {
                 if rows.count >= capacity && rows[snapshot.objectID] == nil {
                     rows.removeAll(keepingCapacity: true)
