@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ObjectGraphInMemory", targets: ["ObjectGraphInMemory"]),
         .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
+        .library(name: "ObjectGraphLMDB", targets: ["ObjectGraphLMDB"]),
         .library(name: "ObjectGraphConformance", targets: ["ObjectGraphConformance"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
         .executable(name: "objectgraph-bench", targets: ["ObjectGraphBenchmarks"]),
@@ -37,6 +38,17 @@ let package = Package(
             dependencies: ["ObjectGraph", "CSQLite"],
             path: "Backends/SQLite"
         ),
+        .systemLibrary(
+            name: "CLMDB",
+            path: "Backends/CLMDB",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .target(
+            name: "ObjectGraphLMDB",
+            dependencies: ["ObjectGraph", "CLMDB"],
+            path: "Backends/LMDB",
+            exclude: ["README.md"]
+        ),
         .target(
             name: "ObjectGraphConformance",
             dependencies: [
@@ -48,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "objectgraph",
             dependencies: [
-                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphConformance",
+                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphLMDB", "ObjectGraphConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/objectgraph"
@@ -56,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "ObjectGraphBenchmarks",
             dependencies: [
-                "ObjectGraph", "ObjectGraphSQLite", "CSQLite",
+                "ObjectGraph", "ObjectGraphSQLite", "CSQLite", "ObjectGraphLMDB", "CLMDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/ObjectGraphBenchmarks"
@@ -71,13 +83,18 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphConformance"],
+            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphLMDB", "ObjectGraphConformance"],
             path: "Tests/ConformanceTests"
         ),
         .testTarget(
             name: "SQLiteTests",
             dependencies: ["ObjectGraph", "ObjectGraphSQLite", "CSQLite"],
             path: "Tests/SQLiteTests"
+        ),
+        .testTarget(
+            name: "LMDBTests",
+            dependencies: ["ObjectGraph", "ObjectGraphLMDB", "CLMDB"],
+            path: "Tests/LMDBTests"
         ),
         .testTarget(
             name: "InMemoryTests",

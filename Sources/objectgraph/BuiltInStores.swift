@@ -3,17 +3,20 @@ import Foundation
 import ObjectGraph
 import ObjectGraphConformance
 import ObjectGraphInMemory
+import ObjectGraphLMDB
 import ObjectGraphSQLite
 
 /// The stores built into the tool, by the name `--store` takes.
 enum BuiltInStore: String, CaseIterable, ExpressibleByArgument {
     case sqlite
+    case lmdb
     case memory
 
     /// A store description for the demo, located in `directory` when the store has files.
     func description(in directory: URL) -> StoreDescription {
         switch self {
         case .sqlite: return .sqlite(at: directory.appendingPathComponent("store.sqlite"))
+        case .lmdb: return .lmdb(at: directory.appendingPathComponent("store.lmdb"))
         case .memory: return .inMemory()
         }
     }
@@ -22,6 +25,7 @@ enum BuiltInStore: String, CaseIterable, ExpressibleByArgument {
     var conformanceBackend: ConformanceBackend {
         switch self {
         case .sqlite: return ConformanceBackend(name: rawValue) { .sqlite(at: $0.appendingPathComponent("store.sqlite")) }
+        case .lmdb: return ConformanceBackend(name: rawValue) { .lmdb(at: $0.appendingPathComponent("store.lmdb")) }
         case .memory: return ConformanceBackend(name: rawValue) { _ in .inMemory() }
         }
     }

@@ -1,0 +1,107 @@
+import CLMDB
+import ObjectGraph
+
+/// Fetching: candidates come from a secondary index when a conjunct on an indexed attribute
+/// allows it, in index order when the first sort key is an indexed attribute, and otherwise
+/// from a scan of the hierarchy's rows; the predicate is always evaluated by the shared
+/// ``ObjectGraph/PredicateEvaluator`` and the order decided by the shared
+/// ``ObjectGraph/CompiledSort``, so answers equal every other store's.
+extension LMDBStore {
+    /// Answers a fetch completely (predicate, sort and range) in one read transaction.
+    public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        let predicate = try request.predicate.map { try CompiledPredicate.compile($0, for: request.entity, in: model) }
+        let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
+        guard let rowsDBI = handles.rows[request.entity.rootName] else {
+            throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity \(request.entity.name)")
+        }
+        return try read { txn in
+            let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
+            let codes = Set(request.entityNames.compactMap { layout.codes[$0] })
+            func matches(_ row: RowSnapshot) throws -> Bool {
+                guard let predicate else { return true }
+                return try evaluator.evaluate(predicate, on: row)
+            }
+            var rows: [RowSnapshot] = []
+            var count = 0
+            let counting = request.resultType == .count
+            if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {
+                try plan.forEachEntry(in: txn) { pk, code in
+                    guard codes.contains(code), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) else { return }
+                    let row = try decode(bytes, pk: pk)
+                    guard try matches(row) else { return }
+                    if counting { count += 1 } else { rows.append(row) }
+                }
+            } else if !counting, let ordered = try indexOrdered(request, sort: sort, txn: txn, codes: codes, rowsDBI: rowsDBI, matches: matches) {
+                return result(ordered, request)
+            } else {
+                try txn.withCursor(rowsDBI) { cursor in
+                    var entry = try cursor.move(MDB_FIRST)
+                    while let current = entry {
+                        entry = try cursor.move(MDB_NEXT)
+                        guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                        let row = try decode(current.value, pk: try PrimaryKeyBytes.decode(current.key))
+                        guard try matches(row) else { continue }
+                        if counting { count += 1 } else { rows.append(row) }
+                    }
+                }
+            }
+            if counting { return StoreFetchResult(count: request.rangedCount(count), applied: .all) }
+            rows = try sort.sort(rows, using: evaluator)
+            return result(slice(rows, offset: request.offset, limit: request.limit), request)
+        }
+    }
+
+    private func slice(_ rows: [RowSnapshot], offset: Int, limit: Int?) -> [RowSnapshot] {
+        let start = min(max(offset, 0), rows.count)
+        let end = limit.map { min(rows.count, start + max($0, 0)) } ?? rows.count
+        return Array(rows[start..<end])
+    }
+
+    private func result(_ rows: [RowSnapshot], _ request: StoreFetchRequest) -> StoreFetchResult {
+        request.resultType == .snapshots
+            ? StoreFetchResult(snapshots: rows, applied: .all)
+            : StoreFetchResult(objectIDs: rows.map(\.objectID), applied: .all)
+    }
+
+    /// Walks the index of the first sort key in its order (backwards for descending), sorting
+    /// only the rows that share one index key with the shared sort, and stops once offset +
+    /// limit rows are certain. `nil` when the first sort key has no usable index.
+    private func indexOrdered(
+        _ request: StoreFetchRequest, sort: CompiledSort, txn: LMDBTransaction, codes: Set<UInt16>, rowsDBI: MDB_dbi,
+        matches: (RowSnapshot) throws -> Bool
+    ) throws -> [RowSnapshot]? {
+        guard let first = sort.keys.first, first.key.comparison == .natural, first.path.steps.isEmpty,
+              case .attribute(let attribute) = first.path.terminal,
+              let dbi = handles.indexes[LMDBLayout.key(attribute)] else { return nil }
+        let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
+        let needed = request.limit.map { max(request.offset, 0) + max($0, 0) }
+        var ordered: [RowSnapshot] = []
+        var group: [RowSnapshot] = []
+        var groupKey: [UInt8]? = nil
+        func flush() throws {
+            if group.count > 1 { group = try sort.sort(group, using: evaluator) }
+            ordered += group
+            group.removeAll(keepingCapacity: true)
+        }
+        try txn.withCursor(dbi) { cursor in
+            let step = first.key.ascending ? MDB_NEXT : MDB_PREV
+            var entry = try cursor.move(first.key.ascending ? MDB_FIRST : MDB_LAST)
+            while let current = entry {
+                if groupKey.map({ IndexPlan.compare(current.key, $0) != 0 }) ?? true {
+                    try flush()
+                    if let needed, ordered.count >= needed { return }
+                    groupKey = Array(current.key)
+                }
+                var reader = ByteReader(current.value)
+                let pk = try reader.orderedInt64()
+                if codes.contains(try reader.u16()), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) {
+                    let row = try decode(bytes, pk: pk)
+                    if try matches(row) { group.append(row) }
+                }
+                entry = try cursor.move(step)
+            }
+            try flush()
+        }
+        return slice(ordered, offset: request.offset, limit: request.limit)
+    }
+}
