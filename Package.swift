@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LMDBTests",
-            dependencies: ["ObjectGraph", "ObjectGraphLMDB", "CLMDB"],
+            dependencies: ["ObjectGraph", "ObjectGraphLMDB", "ObjectGraphInMemory", "CLMDB"],
             path: "Tests/LMDBTests"
         ),
         .testTarget(

@@ -23,7 +23,7 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible {
     /// disk or a failed system call is `io`, a lock held elsewhere is `busy`; the other
     /// `MDB_*` codes (full reader table, too many databases, bad transaction…) are backend
     /// failures.
-    var storeCode: StoreError.Code {
+    public var storeCode: StoreError.Code {
         switch code {
         case MDB_INVALID, MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_VERSION_MISMATCH, MDB_INCOMPATIBLE, MDB_BAD_DBI:
             return .corrupt

@@ -1,0 +1,174 @@
+import CLMDB
+import Foundation
+import ObjectGraph
+import ObjectGraphLMDB
+import Testing
+
+@Suite("LMDB store")
+struct LMDBStoreTests {
+    @Test("the layout: metadata, one row database per hierarchy, member databases, an owners database for many-to-nil, an index")
+    func layout() throws {
+        let url = try LMDBFixture.temporaryFile()
+        try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
+        #expect(try LMDBFixture.databaseNames(url) == [
+            "og:i:Note.rank", "og:m:Note.comments", "og:m:Note.tags", "og:meta", "og:mr:Note.tags",
+            "og:rows:Comment", "og:rows:Note", "og:rows:Tag",
+        ])
+    }
+
+    @Test("a file that is not LMDB is refused with a typed error keeping LMDB's")
+    func notLMDB() throws {
+        let url = try LMDBFixture.temporaryFile()
+        try Data(String(repeating: "this is not a database, only text. ", count: 400).utf8).write(to: url)
+        let error = #expect(throws: StoreError.self) { _ = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]) }
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains(url.path) == true)
+        #expect((error?.underlying as? LMDBError)?.code == MDB_INVALID)
+    }
+
+    @Test("an LMDB environment that is not an ObjectGraph store is refused")
+    func foreignEnvironment() throws {
+        let url = try LMDBFixture.temporaryFile()
+        try LMDBFixture.withRawEnvironment(url) { _, txn in
+            var dbi: MDB_dbi = 0
+            mdb_dbi_open(txn, "people", UInt32(MDB_CREATE), &dbi)
+        }
+        let error = #expect(throws: StoreError.self) { _ = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]) }
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains("not an ObjectGraph store") == true)
+        #expect(try LMDBFixture.databaseNames(url) == ["people"], "the foreign file is left alone")
+    }
+
+    @Test("a store written by another model is refused as incompatible, and left as it was")
+    func incompatibleModel() throws {
+        let url = try LMDBFixture.temporaryFile()
+        try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
+        let before = try LMDBFixture.databaseNames(url)
+        let error = #expect(throws: StoreError.self) {
+            _ = try PersistentContainer(model: try LMDBFixture.model(extraAttribute: true), stores: [.lmdb(at: url)])
+        }
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.message.contains(url.path) == true)
+        #expect(try LMDBFixture.databaseNames(url) == before)
+    }
+
+    @Test("LMDB codes map to typed errors carrying mdb_strerror's text and the code")
+    func errorMapping() {
+        let full = LMDBError(code: MDB_MAP_FULL)
+        #expect(full.message == String(cString: mdb_strerror(MDB_MAP_FULL)))
+        #expect(full.description.contains("\(MDB_MAP_FULL)"))
+        let cases: [(Int32, StoreError.Code)] = [
+            (MDB_CORRUPTED, .corrupt), (MDB_INVALID, .corrupt), (MDB_VERSION_MISMATCH, .corrupt), (MDB_PAGE_NOTFOUND, .corrupt),
+            (MDB_READERS_FULL, .busy), (MDB_KEYEXIST, .constraintViolation), (MDB_PANIC, .io), (EIO, .io), (ENOSPC, .io),
+            (MDB_DBS_FULL, .backend), (MDB_TXN_FULL, .backend), (MDB_BAD_TXN, .backend), (EACCES, .busy),
+        ]
+        for (code, expected) in cases {
+            #expect(LMDBError(code: code).storeCode == expected, "MDB code \(code)")
+        }
+    }
+
+    @Test("strings with quotes, NUL bytes and long text round-trip exactly, and equality finds them")
+    func hostileStrings() throws {
+        let url = try LMDBFixture.temporaryFile()
+        let texts = ["it's \"quoted\"", "a\u{0}b\u{0}", "", "\u{0}", "emoji 👩‍👩‍👧 and é", String(repeating: "x", count: 100_000)]
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for text in texts { try context.insertObject(entityName: "Note").setValue(text, forKey: "text") }
+            try context.save()
+        }
+        container.close()
+        let reopened = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let fresh = reopened.newBackgroundContext()
+        try fresh.performAndWait {
+            let stored = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Note")).map { try $0.value(forKey: "text") as? String }
+            #expect(stored == texts.map { Optional($0) })
+            #expect(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Note", predicate: key("text") == "a\u{0}b\u{0}")) == 1)
+        }
+        reopened.close()
+    }
+
+    @Test("a save that fails on a conflict leaves the file unchanged")
+    func failedSaveLeavesFileUnchanged() throws {
+        let url = try LMDBFixture.temporaryFile()
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let first = container.newBackgroundContext()
+        let second = container.newBackgroundContext()
+        let id = try first.performAndWait {
+            let note = try first.insertObject(entityName: "Note")
+            try note.setValue("v1", forKey: "text")
+            try first.save()
+            return note.objectID
+        }
+        try second.performAndWait {
+            try second.existingObject(with: id).setValue("stale", forKey: "text")
+            for index in 0..<3 { try second.insertObject(entityName: "Comment").setValue("c\(index)", forKey: "body") }
+        }
+        try first.performAndWait {
+            try first.existingObject(with: id).setValue("v2", forKey: "text")
+            try first.save()
+        }
+        second.performAndWait {
+            let error = #expect(throws: StoreError.self) { try second.save() }
+            #expect(error?.code == .conflict)
+            #expect(error?.conflicts.first?.storedVersion == 2)
+        }
+        container.close()
+        let reopened = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let check = reopened.newBackgroundContext()
+        try check.performAndWait { () throws in
+            #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Comment")) == 0, "no insert of the failed save landed")
+            #expect(try check.existingObject(with: id).value(forKey: "text") as? String == "v2")
+        }
+        reopened.close()
+    }
+
+    @Test("metadata and user metadata survive reopening; the store UUID is stable")
+    func metadataIsStable() throws {
+        let url = try LMDBFixture.temporaryFile()
+        let first = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let store = try #require(first.coordinator.persistentStores.first)
+        let identifier = store.identifier
+        var changes = StoreChangeSet()
+        changes.userMetadata = ["owner": "tests"]
+        try store.save(changes)
+        first.close()
+        let second = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let reopened = try #require(second.coordinator.persistentStores.first)
+        #expect(reopened.identifier == identifier)
+        #expect(try reopened.metadata().modelVersionHash == second.model.versionHash)
+        #expect(try reopened.metadata().userInfo == ["owner": "tests"])
+        #expect(reopened.capabilities.isSuperset(of: [.persistent, .durable, .multiProcess, .concurrentReaders]))
+        second.close()
+    }
+
+    @Test("a to-many's members are counted without reading them, and follow deletes")
+    func memberCount() throws {
+        let url = try LMDBFixture.temporaryFile()
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let context = container.newBackgroundContext()
+        let (noteID, commentIDs) = try context.performAndWait {
+            let note = try context.insertObject(entityName: "Note")
+            try note.setValue("with comments", forKey: "text")
+            var comments: [ManagedObject] = []
+            for index in 0..<5 {
+                let comment = try context.insertObject(entityName: "Comment")
+                try comment.setValue("c\(index)", forKey: "body")
+                try comment.setValue(note, forKey: "note")
+                comments.append(comment)
+            }
+            try context.save()
+            return (note.objectID, comments.map(\.objectID))
+        }
+        let store = try #require(container.coordinator.persistentStores.first as? LMDBStore)
+        let comments = try #require(container.model.entity(named: "Note")?.relationship(named: "comments"))
+        #expect(try store.memberCount(of: comments, for: noteID) == 5)
+        try context.performAndWait {
+            context.delete(try context.existingObject(with: commentIDs[0]))
+            try context.save()
+        }
+        #expect(try store.memberCount(of: comments, for: noteID) == 4)
+        #expect(try store.relatedIDs(for: comments, of: [noteID])[noteID] == Array(commentIDs.dropFirst()))
+        container.close()
+    }
+}
