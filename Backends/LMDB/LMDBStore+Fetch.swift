@@ -24,13 +24,19 @@ extension LMDBStore {
             var rows: [RowSnapshot] = []
             var count = 0
             let counting = request.resultType == .count
-            if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {
-                try plan.forEachEntry(in: txn) { pk, code in
-                    guard codes.contains(code), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) else { return }
-                    let row = try decode(bytes, pk: pk)
-                    guard try matches(row) else { return }
-                    if counting { count += 1 } else { rows.append(row) }
+            func candidate(_ pk: Int64, _ code: UInt16) throws {
+                guard codes.contains(code), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) else { return }
+                let row = try decode(bytes, pk: pk)
+                guard try matches(row) else { return }
+                if counting { count += 1 } else { rows.append(row) }
+            }
+            if let predicate, let plan = try RelationshipPlan.make(predicate, store: self, in: txn) {
+                if counting, let exact = try plan.count(store: self, codes: codes, in: txn) {
+                    return StoreFetchResult(count: request.rangedCount(exact), applied: .all)
                 }
+                try plan.forEachEntry(store: self, in: txn, candidate)
+            } else if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {
+                try plan.forEachEntry(in: txn, candidate)
             } else if !counting, let ordered = try indexOrdered(request, sort: sort, txn: txn, codes: codes, rowsDBI: rowsDBI, matches: matches) {
                 return result(ordered, request)
             } else {
