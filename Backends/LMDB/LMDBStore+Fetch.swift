@@ -23,6 +23,7 @@ extension LMDBStore {
             }
             var rows: [RowSnapshot] = []
             var count = 0
+            var scanned = false
             let counting = request.resultType == .count
             func candidate(_ pk: Int64, _ code: UInt16) throws {
                 guard codes.contains(code), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) else { return }
@@ -40,6 +41,7 @@ extension LMDBStore {
             } else if !counting, let ordered = try indexOrdered(request, sort: sort, txn: txn, codes: codes, rowsDBI: rowsDBI, matches: matches) {
                 return result(ordered, request)
             } else {
+                scanned = true
                 try txn.withCursor(rowsDBI) { cursor in
                     var entry = try cursor.move(MDB_FIRST)
                     while let current = entry {
@@ -52,9 +54,37 @@ extension LMDBStore {
                 }
             }
             if counting { return StoreFetchResult(count: request.rangedCount(count), applied: .all) }
-            rows = try sort.sort(rows, using: evaluator)
+            // A scan yields rows in key order, which is the order without sort keys.
+            if !(sort.keys.isEmpty && scanned) { rows = try Self.sorted(rows, by: sort, using: evaluator) }
             return result(slice(rows, offset: request.offset, limit: request.limit), request)
         }
+    }
+
+    /// Rows in the order of ``ObjectGraph/CompiledSort``: its sort values and its comparison
+    /// (`CompiledSort.prepare`, `CompiledSort.compare`, ties by `ObjectID.storageOrder`),
+    /// applied to a permutation of indexes, so the sort moves integers instead of rows. Any
+    /// correct sort gives the shared sort's answer: with the primary-key tie-break the order
+    /// is total.
+    static func sorted(_ rows: [RowSnapshot], by sort: CompiledSort, using evaluator: PredicateEvaluator<LMDBRowSource>) throws -> [RowSnapshot] {
+        guard rows.count > 1 else { return rows }
+        let keyCount = sort.keys.count
+        var values: [AttributeValue] = []
+        values.reserveCapacity(rows.count * keyCount)
+        for row in rows {
+            for (path, key) in sort.keys { values.append(CompiledSort.prepare(try evaluator.sortValue(path, of: row), key.comparison)) }
+        }
+        let ascending = sort.keys.map(\.key.ascending)
+        let comparisons = sort.keys.map(\.key.comparison)
+        var order = Array(rows.indices)
+        order.sort { a, b in
+            for index in 0..<keyCount {
+                let result = CompiledSort.compare(values[a * keyCount + index], values[b * keyCount + index], comparisons[index])
+                if result == .orderedSame { continue }
+                return ascending[index] ? result == .orderedAscending : result == .orderedDescending
+            }
+            return ObjectID.storageOrder(rows[a].objectID, rows[b].objectID)
+        }
+        return order.map { rows[$0] }
     }
 
     private func slice(_ rows: [RowSnapshot], offset: Int, limit: Int?) -> [RowSnapshot] {
@@ -85,7 +115,7 @@ extension LMDBStore {
         var group: [RowSnapshot] = []
         var groupKey: [UInt8]? = nil
         func flush() throws {
-            if group.count > 1 { group = try sort.sort(group, using: evaluator) }
+            if group.count > 1 { group = try Self.sorted(group, by: sort, using: evaluator) }
             ordered += group
             group.removeAll(keepingCapacity: true)
         }

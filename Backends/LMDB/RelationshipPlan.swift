@@ -52,9 +52,17 @@ struct RelationshipPlan {
 
     /// Calls `body` with each candidate's key and entity code.
     func forEachEntry(store: LMDBStore, in txn: LMDBTransaction, _ body: (Int64, UInt16) throws -> Void) throws {
-        for member in try store.members(inverse, of: ownerKey, in: txn) {
-            guard let pk = member.primaryKey, let code = store.layout.codes[member.entityName] else { continue }
-            try body(pk, code)
+        guard let dbi = store.handles.members[LMDBLayout.key(inverse)] else { return }
+        func entry(_ bytes: UnsafeRawBufferPointer) throws {
+            var reader = ByteReader(bytes)
+            try body(try reader.orderedInt64(), try reader.u16())
+        }
+        let key = PrimaryKeyBytes.encode(ownerKey)
+        if LMDBLayout.keepsList(inverse) {
+            guard let list = try txn.get(dbi, key) else { return }
+            for start in stride(from: 0, to: list.count - 9, by: 10) { try entry(UnsafeRawBufferPointer(rebasing: list[start..<start + 10])) }
+        } else {
+            try txn.duplicates(dbi, key, entry)
         }
     }
 
