@@ -25,16 +25,19 @@ extension LMDBStore {
             var count = 0
             var scanned = false
             let counting = request.resultType == .count
+            // A relationship plan that is the whole predicate selects exactly the matches.
+            var exact = false
             func candidate(_ pk: Int64, _ code: UInt16) throws {
                 guard codes.contains(code), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) else { return }
                 let row = try decode(bytes, pk: pk)
-                guard try matches(row) else { return }
+                guard try exact || matches(row) else { return }
                 if counting { count += 1 } else { rows.append(row) }
             }
             if let predicate, let plan = try RelationshipPlan.make(predicate, store: self, in: txn) {
                 if counting, let exact = try plan.count(store: self, codes: codes, in: txn) {
                     return StoreFetchResult(count: request.rangedCount(exact), applied: .all)
                 }
+                exact = plan.isWholePredicate
                 try plan.forEachEntry(store: self, in: txn, candidate)
             } else if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {
                 try plan.forEachEntry(in: txn, candidate)
@@ -71,7 +74,12 @@ extension LMDBStore {
         var values: [AttributeValue] = []
         values.reserveCapacity(rows.count * keyCount)
         for row in rows {
-            for (path, key) in sort.keys { values.append(CompiledSort.prepare(try evaluator.sortValue(path, of: row), key.comparison)) }
+            for (path, key) in sort.keys {
+                // An attribute of the row itself is read directly; key paths go through the evaluator.
+                let value: AttributeValue
+                if path.steps.isEmpty, case .attribute(let attribute) = path.terminal { value = row.attributes[attribute.slot] } else { value = try evaluator.sortValue(path, of: row) }
+                values.append(CompiledSort.prepare(value, key.comparison))
+            }
         }
         let ascending = sort.keys.map(\.key.ascending)
         let comparisons = sort.keys.map(\.key.comparison)
