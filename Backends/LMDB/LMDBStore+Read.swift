@@ -17,6 +17,12 @@ extension LMDBStore {
         return try decode(bytes, pk: pk)
     }
 
+    /// Whether the row of `id` exists (with `id`'s entity), without decoding it.
+    func exists(_ id: ObjectID, in txn: LMDBTransaction) throws -> Bool {
+        guard let (rows, pk, _) = locate(id), let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)) else { return false }
+        return codec.entityCode(of: bytes) == layout.codes[id.entityName]
+    }
+
     /// Decodes a row, turning damage into a typed error.
     func decode(_ bytes: UnsafeRawBufferPointer, pk: Int64) throws -> RowSnapshot {
         do {

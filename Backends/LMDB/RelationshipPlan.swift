@@ -19,23 +19,22 @@ struct RelationshipPlan {
     /// A plan for the first usable conjunct. The object compared with must exist: the
     /// members of a deleted owner are gone while no-action to-ones may still name it.
     static func make(_ predicate: CompiledPredicate, store: LMDBStore, in txn: LMDBTransaction) throws -> RelationshipPlan? {
-        var found: (CompiledComparison, Bool)? = nil
+        var found: (plan: RelationshipPlan, owner: ObjectID)? = nil
         if case .comparison(let comparison) = predicate {
-            found = (comparison, true)
+            found = plan(comparison, store: store, whole: true)
         } else if case .and(let parts) = predicate {
             for part in parts {
-                if case .comparison(let comparison) = part, plan(comparison, store: store, whole: false) != nil {
-                    found = (comparison, false)
+                if case .comparison(let comparison) = part, let candidate = plan(comparison, store: store, whole: false) {
+                    found = candidate
                     break
                 }
             }
         }
-        guard let (comparison, whole) = found, let plan = plan(comparison, store: store, whole: whole),
-              case .object(let owner) = comparison.right, try store.row(owner, in: txn) != nil else { return nil }
-        return plan
+        guard let found, try store.exists(found.owner, in: txn) else { return nil }
+        return found.plan
     }
 
-    private static func plan(_ comparison: CompiledComparison, store: LMDBStore, whole: Bool) -> RelationshipPlan? {
+    private static func plan(_ comparison: CompiledComparison, store: LMDBStore, whole: Bool) -> (plan: RelationshipPlan, owner: ObjectID)? {
         let model = store.model
         guard comparison.modifier == .direct, comparison.op == .equal,
               case .keyPath(let path) = comparison.left, path.steps.isEmpty,
@@ -47,7 +46,7 @@ struct RelationshipPlan {
               ownerEntity.isKind(of: inverseEntity),
               let declaring = model.entity(named: relationship.entityName) else { return nil }
         let codes = Set(declaring.hierarchyNames.compactMap { store.layout.codes[$0] })
-        return RelationshipPlan(inverse: inverse, ownerKey: ownerKey, isWholePredicate: whole, candidateCodes: codes)
+        return (RelationshipPlan(inverse: inverse, ownerKey: ownerKey, isWholePredicate: whole, candidateCodes: codes), owner)
     }
 
     /// Calls `body` with each candidate's key and entity code.
