@@ -16,8 +16,8 @@ struct LMDBEngineTests {
         try context.performAndWait {
             for round in 0..<4 {
                 for index in 0..<250 {
-                    let note = try context.insertObject(entityName: "Note")
-                    try note.setValue("\(round)-\(index) " + text, forKey: "text")
+                    let note = try context.insertObject(entityName: "Doc")
+                    try note.setValue("\(round)-\(index) " + text, forKey: "title")
                     try note.setValue(Double(index), forKey: "rank")
                 }
                 try context.save()
@@ -29,8 +29,8 @@ struct LMDBEngineTests {
         let reopened = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
         let check = reopened.newBackgroundContext()
         try check.performAndWait { () throws in
-            #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Note")) == 1000)
-            #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Note", predicate: key("rank") >= 200.0)) == 200)
+            #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Doc")) == 1000)
+            #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Doc", predicate: key("rank") >= 200.0)) == 200)
         }
         reopened.close()
     }
@@ -48,7 +48,7 @@ struct LMDBEngineTests {
                     let reader = container.newBackgroundContext()
                     var counts: [Int] = []
                     for _ in 0..<rounds {
-                        counts.append(try reader.performAndWait { try reader.count(for: FetchRequest<ManagedObject>(entityName: "Note")) })
+                        counts.append(try reader.performAndWait { try reader.count(for: FetchRequest<ManagedObject>(entityName: "Doc")) })
                     }
                     return counts
                 }
@@ -56,7 +56,7 @@ struct LMDBEngineTests {
             group.addTask {
                 for round in 0..<rounds {
                     try writer.performAndWait {
-                        for index in 0..<batch { try writer.insertObject(entityName: "Note").setValue("\(round).\(index)", forKey: "text") }
+                        for index in 0..<batch { try writer.insertObject(entityName: "Doc").setValue("\(round).\(index)", forKey: "title") }
                         try writer.save()
                     }
                 }
@@ -67,7 +67,7 @@ struct LMDBEngineTests {
             return all
         }
         #expect(observed.allSatisfy { $0 % batch == 0 }, "every count is a whole number of saves: \(observed.filter { $0 % batch != 0 })")
-        try writer.performAndWait { () throws in #expect(try writer.count(for: FetchRequest<ManagedObject>(entityName: "Note")) == batch * rounds) }
+        try writer.performAndWait { () throws in #expect(try writer.count(for: FetchRequest<ManagedObject>(entityName: "Doc")) == batch * rounds) }
         container.close()
     }
 
@@ -78,13 +78,13 @@ struct LMDBEngineTests {
         let second = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
         let writer = first.newBackgroundContext()
         try writer.performAndWait {
-            try writer.insertObject(entityName: "Tag").setValue("shared", forKey: "label")
+            try writer.insertObject(entityName: "Label").setValue("shared", forKey: "name")
             try writer.save()
         }
         first.close()
         let reader = second.newBackgroundContext()
         try reader.performAndWait {
-            let labels = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Tag")).map { try $0.value(forKey: "label") as? String }
+            let labels = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Label")).map { try $0.value(forKey: "name") as? String }
             #expect(labels == ["shared"])
         }
         second.close()

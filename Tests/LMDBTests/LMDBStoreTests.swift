@@ -11,8 +11,8 @@ struct LMDBStoreTests {
         let url = try LMDBFixture.temporaryFile()
         try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
         #expect(try LMDBFixture.databaseNames(url) == [
-            "og:i:Note.rank", "og:m:Note.comments", "og:m:Note.tags", "og:meta", "og:mr:Note.tags",
-            "og:rows:Comment", "og:rows:Note", "og:rows:Tag",
+            "og:i:Doc.rank", "og:m:Doc.labels", "og:m:Doc.replies", "og:meta", "og:mr:Doc.labels",
+            "og:rows:Doc", "og:rows:Label", "og:rows:Reply",
         ])
     }
 
@@ -74,53 +74,52 @@ struct LMDBStoreTests {
         let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
         let context = container.newBackgroundContext()
         try context.performAndWait {
-            for text in texts { try context.insertObject(entityName: "Note").setValue(text, forKey: "text") }
+            for text in texts { try context.insertObject(entityName: "Doc").setValue(text, forKey: "title") }
             try context.save()
         }
         container.close()
         let reopened = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
         let fresh = reopened.newBackgroundContext()
         try fresh.performAndWait {
-            let stored = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Note")).map { try $0.value(forKey: "text") as? String }
+            let stored = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Doc")).map { try $0.value(forKey: "title") as? String }
             #expect(stored == texts.map { Optional($0) })
-            #expect(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Note", predicate: key("text") == "a\u{0}b\u{0}")) == 1)
+            #expect(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Doc", predicate: key("title") == "a\u{0}b\u{0}")) == 1)
         }
         reopened.close()
     }
 
-    @Test("a save that fails on a conflict leaves the file unchanged")
-    func failedSaveLeavesFileUnchanged() throws {
+    @Test("a change set that fails part-way (stale version, or a key already taken) writes nothing, index entries included")
+    func failedChangeSetWritesNothing() throws {
         let url = try LMDBFixture.temporaryFile()
         let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
-        let first = container.newBackgroundContext()
-        let second = container.newBackgroundContext()
-        let id = try first.performAndWait {
-            let note = try first.insertObject(entityName: "Note")
-            try note.setValue("v1", forKey: "text")
-            try first.save()
-            return note.objectID
+        let store = try #require(container.coordinator.persistentStores.first)
+        let model = container.model
+        func doc(_ pk: Int64, _ title: String, rank: Double, version: Int64 = 1) -> RowSnapshot {
+            RowSnapshot(objectID: ObjectID(entityName: "Doc", storeIdentifier: store.identifier, primaryKey: pk), version: version,
+                        attributes: [.string(title), .double(rank)], toOne: [])
         }
-        try second.performAndWait {
-            try second.existingObject(with: id).setValue("stale", forKey: "text")
-            for index in 0..<3 { try second.insertObject(entityName: "Comment").setValue("c\(index)", forKey: "body") }
-        }
-        try first.performAndWait {
-            try first.existingObject(with: id).setValue("v2", forKey: "text")
-            try first.save()
-        }
-        second.performAndWait {
-            let error = #expect(throws: StoreError.self) { try second.save() }
-            #expect(error?.code == .conflict)
-            #expect(error?.conflicts.first?.storedVersion == 2)
-        }
+        var first = StoreChangeSet()
+        first.inserted = [doc(1, "one", rank: 1)]
+        try store.save(first)
+
+        var stale = StoreChangeSet()
+        stale.inserted = [doc(2, "two", rank: 2)]
+        stale.updated = [RowUpdate(values: doc(1, "changed", rank: 5, version: 3), expectedVersion: 2)]
+        let conflict = #expect(throws: StoreError.self) { try store.save(stale) }
+        #expect(conflict?.code == .conflict)
+        #expect(conflict?.conflicts.first?.storedVersion == 1)
+        #expect(conflict?.conflicts.first?.storedSnapshot?.attributes.first == .string("one"))
+
+        var taken = StoreChangeSet()
+        taken.inserted = [doc(3, "three", rank: 3), doc(1, "again", rank: 4)]
+        let duplicate = #expect(throws: StoreError.self) { try store.save(taken) }
+        #expect(duplicate?.message.contains("exists") == true)
+
+        let docs = try #require(model.entity(named: "Doc"))
+        #expect(try store.fetch(StoreFetchRequest(entity: docs, resultType: .count)).count == 1)
+        let ranked = try store.fetch(StoreFetchRequest(entity: docs, predicate: key("rank") >= 0.0, resultType: .snapshots)).snapshots
+        #expect(ranked.map(\.objectID.primaryKey) == [1], "the rank index holds only the saved row")
         container.close()
-        let reopened = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
-        let check = reopened.newBackgroundContext()
-        try check.performAndWait { () throws in
-            #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Comment")) == 0, "no insert of the failed save landed")
-            #expect(try check.existingObject(with: id).value(forKey: "text") as? String == "v2")
-        }
-        reopened.close()
     }
 
     @Test("metadata and user metadata survive reopening; the store UUID is stable")
@@ -148,20 +147,20 @@ struct LMDBStoreTests {
         let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
         let context = container.newBackgroundContext()
         let (noteID, commentIDs) = try context.performAndWait {
-            let note = try context.insertObject(entityName: "Note")
-            try note.setValue("with comments", forKey: "text")
+            let note = try context.insertObject(entityName: "Doc")
+            try note.setValue("with comments", forKey: "title")
             var comments: [ManagedObject] = []
             for index in 0..<5 {
-                let comment = try context.insertObject(entityName: "Comment")
-                try comment.setValue("c\(index)", forKey: "body")
-                try comment.setValue(note, forKey: "note")
+                let comment = try context.insertObject(entityName: "Reply")
+                try comment.setValue("c\(index)", forKey: "content")
+                try comment.setValue(note, forKey: "doc")
                 comments.append(comment)
             }
             try context.save()
             return (note.objectID, comments.map(\.objectID))
         }
         let store = try #require(container.coordinator.persistentStores.first as? LMDBStore)
-        let comments = try #require(container.model.entity(named: "Note")?.relationship(named: "comments"))
+        let comments = try #require(container.model.entity(named: "Doc")?.relationship(named: "replies"))
         #expect(try store.memberCount(of: comments, for: noteID) == 5)
         try context.performAndWait {
             context.delete(try context.existingObject(with: commentIDs[0]))

@@ -7,17 +7,17 @@ import ObjectGraphLMDB
 enum LMDBFixture {
     static func model(extraAttribute: Bool = false) throws -> ManagedObjectModel {
         try ManagedObjectModel { m in
-            m.entity("Note") { e in
-                e.attribute("text", .string)
+            m.entity("Doc") { e in
+                e.attribute("title", .string)
                 e.attribute("rank", .double, optional: true, indexed: true)
                 if extraAttribute { e.attribute("extra", .integer32, optional: true) }
-                e.toMany("tags", "Tag")
-                e.toMany("comments", "Comment", inverse: "note", deleteRule: .cascade)
+                e.toMany("labels", "Label")
+                e.toMany("replies", "Reply", inverse: "doc", deleteRule: .cascade)
             }
-            m.entity("Tag") { e in e.attribute("label", .string) }
-            m.entity("Comment") { e in
-                e.attribute("body", .string)
-                e.toOne("note", "Note", inverse: "comments")
+            m.entity("Label") { e in e.attribute("name", .string) }
+            m.entity("Reply") { e in
+                e.attribute("content", .string)
+                e.toOne("doc", "Doc", inverse: "replies")
             }
         }
     }
