@@ -155,12 +155,9 @@ final class LMDBEnvironment: @unchecked Sendable {
                     let rc = mdb_txn_begin(env, nil, 0, &txn)
                     if rc == MDB_MAP_RESIZED { return .failure(.adopt) }
                     try check(rc, "starting a write transaction on \(path)")
+                    let value: T
                     do {
-                        let value = try body(LMDBTransaction(txn: txn!, environment: self))
-                        let commit = mdb_txn_commit(txn)
-                        if commit == MDB_MAP_FULL { return .failure(.grow) }
-                        try check(commit, "committing a write transaction on \(path)")
-                        return .success(value)
+                        value = try body(LMDBTransaction(txn: txn!, environment: self))
                     } catch let error as StoreError where (error.underlying as? LMDBError)?.code == MDB_MAP_FULL {
                         mdb_txn_abort(txn)
                         return .failure(.grow)
@@ -168,6 +165,11 @@ final class LMDBEnvironment: @unchecked Sendable {
                         mdb_txn_abort(txn)
                         throw error
                     }
+                    // A commit frees the transaction whether or not it succeeds.
+                    let commit = mdb_txn_commit(txn)
+                    if commit == MDB_MAP_FULL { return .failure(.grow) }
+                    try check(commit, "committing a write transaction on \(path)")
+                    return .success(value)
                 }
                 switch result {
                 case .success(let value): return value
