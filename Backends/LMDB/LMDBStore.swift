@@ -49,7 +49,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         let layout = LMDBLayout(model: request.model, entities: request.entities, indexEverything: request.options["index"] == "all")
         self.layout = layout
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let environment = try LMDBEnvironment.open(path: url.path, options: request.options)
+        // One environment per file: the same file under another spelling must not open twice.
+        let path = url.standardizedFileURL.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
+        let environment = try LMDBEnvironment.open(path: path, options: request.options)
         self.environment = environment
         self.keyLimit = min(environment.maxKeySize, 480)
         do {
