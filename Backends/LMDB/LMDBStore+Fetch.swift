@@ -23,7 +23,6 @@ extension LMDBStore {
             }
             var rows: [RowSnapshot] = []
             var count = 0
-            var scanned = false
             let counting = request.resultType == .count
             // A relationship plan that is the whole predicate selects exactly the matches.
             var exact = false
@@ -43,8 +42,9 @@ extension LMDBStore {
                 try plan.forEachEntry(in: txn, candidate)
             } else if !counting, let ordered = try indexOrdered(request, sort: sort, txn: txn, codes: codes, rowsDBI: rowsDBI, matches: matches) {
                 return result(ordered, request)
+            } else if !counting && sort.keys.isEmpty {
+                return try scanInKeyOrder(request, rowsDBI: rowsDBI, codes: codes, txn: txn, filtered: predicate != nil, matches: matches)
             } else {
-                scanned = true
                 try txn.withCursor(rowsDBI) { cursor in
                     var entry = try cursor.move(MDB_FIRST)
                     while let current = entry {
@@ -57,10 +57,43 @@ extension LMDBStore {
                 }
             }
             if counting { return StoreFetchResult(count: request.rangedCount(count), applied: .all) }
-            // A scan yields rows in key order, which is the order without sort keys.
-            if !(sort.keys.isEmpty && scanned) { rows = try Self.sorted(rows, by: sort, using: evaluator) }
+            rows = try Self.sorted(rows, by: sort, using: evaluator)
             return result(slice(rows, offset: request.offset, limit: request.limit), request)
         }
+    }
+
+    /// A scan when no sort is asked: rows come in key order, which is then the answer's order,
+    /// so offset and limit apply as the scan goes (it stops at the limit), only the answer is
+    /// kept, and IDs of an unfiltered fetch are read from keys without decoding rows — a
+    /// million-row ID fetch holds the IDs, not the rows.
+    private func scanInKeyOrder(
+        _ request: StoreFetchRequest, rowsDBI: MDB_dbi, codes: Set<UInt16>, txn: LMDBTransaction, filtered: Bool,
+        matches: (RowSnapshot) throws -> Bool
+    ) throws -> StoreFetchResult {
+        let wantsRows = request.resultType == .snapshots
+        let limit = request.limit.map { max($0, 0) }
+        var toSkip = max(request.offset, 0)
+        var ids: [ObjectID] = []
+        var rows: [RowSnapshot] = []
+        try txn.withCursor(rowsDBI) { cursor in
+            var entry = try cursor.move(MDB_FIRST)
+            while let current = entry, limit.map({ max(ids.count, rows.count) < $0 }) ?? true {
+                entry = try cursor.move(MDB_NEXT)
+                guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                let pk = try PrimaryKeyBytes.decode(current.key)
+                var row: RowSnapshot? = nil
+                if wantsRows || filtered {
+                    let decoded = try decode(current.value, pk: pk)
+                    guard try matches(decoded) else { continue }
+                    row = decoded
+                }
+                if toSkip > 0 { toSkip -= 1; continue }
+                if wantsRows, let row { rows.append(row) } else {
+                    ids.append(ObjectID(entityName: try codec.entityName(code), storeIdentifier: identifier, primaryKey: pk))
+                }
+            }
+        }
+        return wantsRows ? StoreFetchResult(snapshots: rows, applied: .all) : StoreFetchResult(objectIDs: ids, applied: .all)
     }
 
     /// Rows in the order of ``ObjectGraph/CompiledSort``: its sort values and its comparison
