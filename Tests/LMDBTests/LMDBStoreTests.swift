@@ -52,6 +52,45 @@ struct LMDBStoreTests {
         #expect(try LMDBFixture.databaseNames(url) == before)
     }
 
+    @Test("a damaged row is a typed error naming the file, not a crash")
+    func damagedRow() throws {
+        let url = try LMDBFixture.temporaryFile()
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let context = container.newBackgroundContext()
+        let id = try context.performAndWait {
+            let doc = try context.insertObject(entityName: "Doc")
+            try doc.setValue("intact", forKey: "title")
+            try context.save()
+            return doc.objectID
+        }
+        container.close()
+        try LMDBFixture.withRawEnvironment(url) { _, txn in
+            var dbi: MDB_dbi = 0
+            mdb_dbi_open(txn, "og:rows:Doc", 0, &dbi)
+            var key = (UInt64(bitPattern: id.primaryKey!) ^ (1 << 63)).bigEndian
+            var garbage: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 9, 4, 255, 255]
+            try withUnsafeMutableBytes(of: &key) { keyBytes in
+                try garbage.withUnsafeMutableBytes { valueBytes in
+                    var k = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
+                    var v = MDB_val(mv_size: valueBytes.count, mv_data: valueBytes.baseAddress)
+                    guard mdb_put(txn, dbi, &k, &v, 0) == MDB_SUCCESS else { throw CocoaError(.fileWriteUnknown) }
+                }
+            }
+        }
+        let reopened = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let check = reopened.newBackgroundContext()
+        check.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Doc")
+            request.returnsObjectsAsFaults = false
+            let error = #expect(throws: StoreError.self) { _ = try check.fetch(request) }
+            #expect(error?.code == .corrupt)
+            #expect(error?.message.contains(url.lastPathComponent) == true)
+            let faultError = #expect(throws: StoreError.self) { _ = try check.existingObject(with: id) }
+            #expect(faultError?.code == .corrupt)
+        }
+        reopened.close()
+    }
+
     @Test("LMDB codes map to typed errors carrying mdb_strerror's text and the code")
     func errorMapping() {
         let full = LMDBError(code: MDB_MAP_FULL)
