@@ -26,4 +26,10 @@ struct LMDBRowSource: PredicateRowSource {
         guard !relationship.isTransient, let pk = row.objectID.primaryKey else { return [] }
         return try store.members(relationship, of: pk, in: txn).compactMap { try store.row($0, in: txn) }
     }
+
+    /// `members.@count` from the member entries (`mdb_cursor_count`), reading no member row.
+    func toManyCount(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> Int {
+        guard !relationship.isTransient, let pk = row.objectID.primaryKey else { return 0 }
+        return try store.memberCount(of: relationship, key: pk, in: txn)
+    }
 }

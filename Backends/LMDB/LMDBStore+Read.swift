@@ -91,12 +91,18 @@ extension LMDBStore {
     /// (`mdb_cursor_count` on the source's duplicates).
     public func memberCount(of relationship: RelationshipDescription, for source: ObjectID) throws -> Int {
         try read { txn in
-            guard let pk = source.primaryKey, let dbi = handles.members[LMDBLayout.key(relationship)] else { return 0 }
-            let key = PrimaryKeyBytes.encode(pk)
-            if LMDBLayout.keepsList(relationship) { return (try txn.get(dbi, key)?.count ?? 0) / 10 }
-            return try txn.withCursor(dbi) { cursor in
-                try cursor.position(MDB_SET_KEY, key: key) == nil ? 0 : try cursor.duplicateCount()
-            }
+            guard source.storeIdentifier == identifier, let pk = source.primaryKey else { return 0 }
+            return try memberCount(of: relationship, key: pk, in: txn)
+        }
+    }
+
+    /// The member count of the row with key `pk`, inside `txn`.
+    func memberCount(of relationship: RelationshipDescription, key pk: Int64, in txn: LMDBTransaction) throws -> Int {
+        guard let dbi = handles.members[LMDBLayout.key(relationship)] else { return 0 }
+        let key = PrimaryKeyBytes.encode(pk)
+        if LMDBLayout.keepsList(relationship) { return (try txn.get(dbi, key)?.count ?? 0) / 10 }
+        return try txn.withCursor(dbi) { cursor in
+            try cursor.position(MDB_SET_KEY, key: key) == nil ? 0 : try cursor.duplicateCount()
         }
     }
 }
