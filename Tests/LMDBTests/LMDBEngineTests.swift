@@ -35,13 +35,14 @@ struct LMDBEngineTests {
         reopened.close()
     }
 
-    @Test("readers on other threads see whole saves only, while saves run")
+    @Test("readers on other threads see whole saves only, while saves run and grow the map")
     func readersSeeWholeSaves() async throws {
         let url = try LMDBFixture.temporaryFile()
         let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url, options: ["initialMapSize": "\(128 << 10)"])])
         let writer = container.newBackgroundContext()
         let batch = 20
         let rounds = 30
+        let padding = String(repeating: "p", count: 2048)
         let observed = try await withThrowingTaskGroup(of: [Int].self) { group in
             for _ in 0..<3 {
                 group.addTask {
@@ -56,7 +57,9 @@ struct LMDBEngineTests {
             group.addTask {
                 for round in 0..<rounds {
                     try writer.performAndWait {
-                        for index in 0..<batch { try writer.insertObject(entityName: "Doc").setValue("\(round).\(index)", forKey: "title") }
+                        // 2 KiB titles: the saves outgrow the 128 KiB map several times while
+                        // the readers run, so growing waits for their transactions correctly.
+                        for index in 0..<batch { try writer.insertObject(entityName: "Doc").setValue("\(round).\(index) " + padding, forKey: "title") }
                         try writer.save()
                     }
                 }
@@ -67,6 +70,8 @@ struct LMDBEngineTests {
             return all
         }
         #expect(observed.allSatisfy { $0 % batch == 0 }, "every count is a whole number of saves: \(observed.filter { $0 % batch != 0 })")
+        let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
+        #expect(size > 4 * (128 << 10), "the map grew while the readers ran")
         try writer.performAndWait { () throws in #expect(try writer.count(for: FetchRequest<ManagedObject>(entityName: "Doc")) == batch * rounds) }
         container.close()
     }
