@@ -164,7 +164,8 @@ extension LMDBStore {
                 try txn.duplicates(owners, ownerKey) { holders.append(try memberID($0)) }
                 try txn.delete(owners, ownerKey)
             }
-            for holder in holders where !alsoDeleted.contains(holder) && model.entity(named: holder.entityName)?.isKind(of: model.entity(named: relationship.entityName)!) == true {
+            guard let owningEntity = model.entity(named: relationship.entityName) else { continue }
+            for holder in holders where !alsoDeleted.contains(holder) && model.entity(named: holder.entityName)?.isKind(of: owningEntity) == true {
                 guard let holderKey = holder.primaryKey else { continue }
                 let change = ToManyChange(source: holder, relationship: relationship, added: [], removed: [id], order: nil)
                 try applyMembership(change, sourceKey: holderKey, txn)
