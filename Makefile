@@ -2,8 +2,9 @@
 #
 #   make demo   installs the system libraries, builds, runs the demo on the default store
 #   make test   the same, then every test and the conformance matrix
-#   make bench  release build, then ObjectGraph against raw sqlite3 (BENCH_ARGS="--quick", or
-#               workload names; not part of make test — see Benchmarks/README.md)
+#   make bench  release build, then ObjectGraph against raw sqlite3 and raw LMDB
+#               (BENCH_ARGS="--quick", "--store lmdb", or workload names; not part of make
+#               test — see Benchmarks/README.md)
 #   make fuzz-binary            the binary store reader's self-contained fuzz loop, release
 #                               build, FUZZ_SECONDS (default 60)
 #   make fuzz-binary-libfuzzer  the same reader under libFuzzer + AddressSanitizer, seeded

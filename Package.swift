@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ObjectGraphInMemory", targets: ["ObjectGraphInMemory"]),
         .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
         .library(name: "ObjectGraphBinaryFile", targets: ["ObjectGraphBinaryFile"]),
+        .library(name: "ObjectGraphLMDB", targets: ["ObjectGraphLMDB"]),
         .library(name: "ObjectGraphConformance", targets: ["ObjectGraphConformance"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
         .executable(name: "objectgraph-bench", targets: ["ObjectGraphBenchmarks"]),
@@ -45,6 +46,17 @@ let package = Package(
             dependencies: ["ObjectGraph", "CSQLite"],
             path: "Backends/SQLite"
         ),
+        .systemLibrary(
+            name: "CLMDB",
+            path: "Backends/CLMDB",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .target(
+            name: "ObjectGraphLMDB",
+            dependencies: ["ObjectGraph", "CLMDB"],
+            path: "Backends/LMDB",
+            exclude: ["README.md"]
+        ),
         .target(
             name: "ObjectGraphConformance",
             dependencies: [
@@ -56,7 +68,8 @@ let package = Package(
         .executableTarget(
             name: "objectgraph",
             dependencies: [
-                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphConformance",
+                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphLMDB",
+                "ObjectGraphConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/objectgraph"
@@ -64,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "ObjectGraphBenchmarks",
             dependencies: [
-                "ObjectGraph", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "CSQLite",
+                "ObjectGraph", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "CSQLite", "ObjectGraphLMDB", "CLMDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/ObjectGraphBenchmarks"
@@ -84,7 +97,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphConformance"],
+            dependencies: [
+                "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphLMDB",
+                "ObjectGraphConformance",
+            ],
             path: "Tests/ConformanceTests"
         ),
         .testTarget(
@@ -99,6 +115,11 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Tests/BinaryFileTests"
+        ),
+        .testTarget(
+            name: "LMDBTests",
+            dependencies: ["ObjectGraph", "ObjectGraphLMDB", "ObjectGraphInMemory", "CLMDB"],
+            path: "Tests/LMDBTests"
         ),
         .testTarget(
             name: "InMemoryTests",

@@ -1,17 +1,28 @@
 import ArgumentParser
+import CLMDB
 import CSQLite
 import Foundation
 
-/// `objectgraph-bench`: ObjectGraph on SQLite against raw sqlite3 doing the same work, in one
-/// run, reported as ratios of medians. See Benchmarks/README.md.
+/// `objectgraph-bench`: ObjectGraph on SQLite against raw sqlite3, and on LMDB against raw
+/// LMDB, each doing the same work in one run, reported as ratios of medians. See
+/// Benchmarks/README.md.
 @main
 struct BenchmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "objectgraph-bench",
-        abstract: "ObjectGraph's SQLite store against raw sqlite3, and its binary store against a hand-written flat file, side by side, as ratios.",
+        abstract: "ObjectGraph's SQLite and LMDB stores against raw sqlite3 and raw LMDB, and its binary store against a hand-written flat file, side by side, as ratios.",
         discussion: "Workloads: \((allWorkloads.map(\.name) + ["memory", "binary-memory"]).joined(separator: ", ")). Run a release build.")
 
-    static let allWorkloads: [Workload] = ChatWorkloads.all + SchoolWorkloads.all + BinaryFileWorkloads.all
+    static let sqliteWorkloads: [Workload] = ChatWorkloads.all + SchoolWorkloads.all
+    static let allWorkloads: [Workload] = sqliteWorkloads + BinaryFileWorkloads.all
+
+    /// Which stores' tables to run.
+    enum StoreChoice: String, ExpressibleByArgument, CaseIterable {
+        case sqlite, lmdb, binary, all
+    }
+
+    @Option(help: "Which store's table: sqlite, lmdb, binary or all (default all; the LMDB table has the chat workloads).")
+    var store: StoreChoice = .all
 
     @Argument(help: "Workloads to run (default: all). 'memory' is the batched-iteration memory check.")
     var workloads: [String] = []
@@ -95,29 +106,45 @@ struct BenchmarkCommand: ParsableCommand {
             if verbose { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         }
         let date = ISO8601DateFormatter().string(from: Date())
-        print("# objectgraph-bench \(quick ? "--quick " : "")on \(date): \(ProcessInfo.processInfo.activeProcessorCount) cores, sqlite \(String(cString: sqlite3_libversion()))")
+        print("# objectgraph-bench \(quick ? "--quick " : "")on \(date): \(ProcessInfo.processInfo.activeProcessorCount) cores, sqlite \(String(cString: sqlite3_libversion())), \(String(cString: mdb_version(nil, nil, nil)))")
         print("# \(sizes.chats) chats × \(sizes.messagesPerChat) messages, \(sizes.students) students × \(sizes.subjectsPerStudent) of \(sizes.subjects) subjects; median of \(repetitions) runs per side; ratio = objectgraph / raw")
+        if store == .all || store == .sqlite { try runSQLite(selected, fixtures: fixtures, repetitions: repetitions, log: log) }
+        if store == .all || store == .binary { try runBinary(selected, fixtures: fixtures, repetitions: repetitions, log: log) }
+        if store == .all || store == .lmdb, let worst = try table("lmdb", raw: "LMDB", LMDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log) {
+            print(worst)
+        }
+    }
+
+    private func runSQLite(_ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws {
+        let worst = try table("sqlite", raw: "sqlite3", Self.sqliteWorkloads, selected, fixtures: fixtures, repetitions: repetitions, log: log)
+        if selected.contains("memory") {
+            for line in try MemoryWorkload.run(fixtures, rowCacheCapacity: memoryRowCache, log: log) { print(line) }
+        }
+        if let worst { print(worst) }
+    }
+
+    private func runBinary(_ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws {
+        let worst = try table("binary", raw: "flat file", BinaryFileWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log)
+        if selected.contains("binary-memory") {
+            for line in try BinaryFileMemory.run(fixtures, log: log) { print(line) }
+        }
+        if let worst { print(worst) }
+    }
+
+    /// One store's table: a row per selected workload; returns the store's worst-ratio line.
+    private func table(_ name: String, raw: String, _ workloads: [Workload], _ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws -> String? {
+        let chosen = workloads.filter { selected.contains($0.name) }
+        guard !chosen.isEmpty else { return nil }
+        print("## \(name): ObjectGraph on \(name) against raw \(raw)")
         print(Harness.header())
         var measurements: [Measurement] = []
-        for workload in Self.allWorkloads where selected.contains(workload.name) {
+        for workload in chosen {
             log("\(workload.name): \(workload.summary)")
             let measurement = try Harness.measure(workload, fixtures: fixtures, repetitions: repetitions, budget: budget, log: log)
             measurements.append(measurement)
             print(Harness.row(measurement))
             fflush(nil)
         }
-        if selected.contains("memory") {
-            for line in try MemoryWorkload.run(fixtures, rowCacheCapacity: memoryRowCache, log: log) { print(line) }
-        }
-        if selected.contains("binary-memory") {
-            for line in try BinaryFileMemory.run(fixtures, log: log) { print(line) }
-        }
-        let binary = Set(BinaryFileWorkloads.all.map(\.name))
-        if let worst = measurements.filter({ !binary.contains($0.name) }).max(by: { $0.ratio < $1.ratio }) {
-            print("sqlite worst ratio: \(String(format: "%.2f", worst.ratio)) (\(worst.name))")
-        }
-        if let worst = measurements.filter({ binary.contains($0.name) }).max(by: { $0.ratio < $1.ratio }) {
-            print("binary worst ratio: \(String(format: "%.2f", worst.ratio)) (\(worst.name))")
-        }
+        return measurements.max(by: { $0.ratio < $1.ratio }).map { "\(name) worst ratio: \(String(format: "%.2f", $0.ratio)) (\($0.name))" }
     }
 }

@@ -14,8 +14,11 @@ enum ChatWorkloads {
     final class SharedReader {
         let container: PersistentContainer
         let storeIdentifier: String
-        init(_ fixtures: Fixtures, _ url: URL) throws {
-            container = try fixtures.openContainer(url)
+        convenience init(_ fixtures: Fixtures, _ url: URL) throws {
+            self.init(try fixtures.openContainer(url))
+        }
+        init(_ container: PersistentContainer) {
+            self.container = container
             storeIdentifier = container.coordinator.persistentStores[0].identifier
         }
         func freshContext() -> ManagedObjectContext {
@@ -67,25 +70,7 @@ enum ChatWorkloads {
                 let container = try fixtures.openContainer(url)
                 let context = container.newBackgroundContext()
                 return Run(
-                    body: {
-                        try context.performAndWait {
-                            var tally = Tally()
-                            for c in 1...sizes.chats {
-                                let chat = Chat(context: context)
-                                chat.title = BenchmarkData.chatTitle(c)
-                                for index in 0..<sizes.messagesPerChat {
-                                    let message = Message(context: context)
-                                    let text = BenchmarkData.messageText(chat: c, index: index)
-                                    message.text = text
-                                    message.sentAt = Date(timeIntervalSinceReferenceDate: BenchmarkData.sentAt(chat: c, index: index, perChat: sizes.messagesPerChat))
-                                    message.chat = chat
-                                    tally.add(UInt64(text.utf8.count))
-                                }
-                            }
-                            try context.save()
-                            return tally
-                        }
-                    },
+                    body: { try ChatBodies.insert(context, sizes: sizes) },
                     after: { container.close(); return try storedState(url) },
                     cleanup: { container.close(); fixtures.remove(url) }, context: context)
             },
@@ -134,18 +119,7 @@ enum ChatWorkloads {
         return Sides(
             objectGraph: {
                 let context = reader.freshContext()
-                return Run(body: {
-                    try context.performAndWait {
-                        var request = FetchRequest<Message>()
-                        request.returnsObjectsAsFaults = false
-                        let messages = try context.fetch(request)
-                        var tally = Tally()
-                        for message in messages {
-                            tally.add(UInt64(message.text.utf8.count) &+ message.sentAt.timeIntervalSinceReferenceDate.bitPattern)
-                        }
-                        return tally
-                    }
-                }, context: context)
+                return Run(body: { try ChatBodies.fetchAll(context) }, context: context)
             },
             raw: {
                 Run(body: {
@@ -175,19 +149,7 @@ enum ChatWorkloads {
             objectGraph: {
                 let context = reader.freshContext()
                 let ids = (1...chats).map { reader.id("Chat", $0) }
-                return Run(body: {
-                    try context.performAndWait {
-                        var tally = Tally()
-                        for id in ids {
-                            var request = FetchRequest<Message>(predicate: .key("chat") == id, sortKeys: [SortKey("sentAt")])
-                            request.returnsObjectsAsFaults = false
-                            for (position, message) in try context.fetch(request).enumerated() {
-                                tally.add(UInt64(position + 1) &* UInt64(message.objectID.primaryKey!) &+ UInt64(message.text.utf8.count))
-                            }
-                        }
-                        return tally
-                    }
-                }, context: context)
+                return Run(body: { try ChatBodies.chatMessages(context, chats: ids) }, context: context)
             },
             raw: {
                 Run(body: {
@@ -224,16 +186,7 @@ enum ChatWorkloads {
             objectGraph: {
                 let context = reader.freshContext()
                 let ids = keys.map { reader.id("Message", $0) }
-                return Run(body: {
-                    context.performAndWait {
-                        var tally = Tally()
-                        for id in ids {
-                            let message = context.object(with: id) as! Message
-                            tally.add(UInt64(message.text.utf8.count) &+ UInt64(id.primaryKey!))
-                        }
-                        return tally
-                    }
-                }, context: context)
+                return Run(body: { ChatBodies.faultByID(context, messages: ids) }, context: context)
             },
             raw: {
                 Run(body: {
@@ -265,16 +218,7 @@ enum ChatWorkloads {
             objectGraph: {
                 let context = reader.freshContext()
                 let ids = (1...chats).map { reader.id("Chat", $0) }
-                return Run(body: {
-                    try context.performAndWait {
-                        var tally = Tally()
-                        for (offset, id) in ids.enumerated() {
-                            let count = try context.count(for: FetchRequest<Message>(predicate: .key("chat") == id))
-                            tally.add(UInt64(count) &* UInt64(offset + 1))
-                        }
-                        return tally
-                    }
-                }, context: context)
+                return Run(body: { try ChatBodies.countPerChat(context, chats: ids) }, context: context)
             },
             raw: {
                 Run(body: {
@@ -302,21 +246,7 @@ enum ChatWorkloads {
         return Sides(
             objectGraph: {
                 let context = reader.freshContext()
-                return Run(body: {
-                    try context.performAndWait {
-                        var request = FetchRequest<Message>()
-                        request.propertiesToFetch = [.key("chat.title", as: "title"), .count(as: "count")]
-                        request.propertiesToGroupBy = ["chat.title"]
-                        var tally = Tally()
-                        for row in try context.fetchDictionaries(request) {
-                            guard case .string(let title)? = row["title"], case .integer(let count)? = row["count"] else {
-                                throw BenchmarkFailure("unexpected dictionary row \(row)")
-                            }
-                            tally.add(fnv(title) &* UInt64(count))
-                        }
-                        return tally
-                    }
-                }, context: context)
+                return Run(body: { try ChatBodies.countGrouped(context) }, context: context)
             },
             raw: {
                 Run(body: {
@@ -346,17 +276,7 @@ enum ChatWorkloads {
                 let context = reader.freshContext()
                 let ids = chats.map { reader.id("Chat", $0) }
                 return Run(
-                    body: {
-                        try context.performAndWait {
-                            var tally = Tally()
-                            for id in ids {
-                                context.delete(context.object(with: id))
-                                tally.add(UInt64(id.primaryKey!))
-                            }
-                            try context.save()
-                            return tally
-                        }
-                    },
+                    body: { try ChatBodies.cascadeDelete(context, chats: ids) },
                     after: { reader.container.close(); return try storedState(url) },
                     cleanup: { reader.container.close(); fixtures.remove(url) }, context: context)
             },
@@ -398,19 +318,7 @@ enum ChatWorkloads {
                 let context = reader.freshContext()
                 let ids = keys.map { reader.id("Message", $0) }
                 return Run(
-                    body: {
-                        try context.performAndWait {
-                            var tally = Tally()
-                            for id in ids {
-                                let message = context.object(with: id) as! Message
-                                let text = message.text + " (edited)"
-                                message.text = text
-                                tally.add(UInt64(text.utf8.count))
-                            }
-                            try context.save()
-                            return tally
-                        }
-                    },
+                    body: { try ChatBodies.update(context, messages: ids) },
                     after: { reader.container.close(); return try storedState(url) },
                     cleanup: { reader.container.close(); fixtures.remove(url) }, context: context)
             },

@@ -36,6 +36,8 @@ final class Fixtures {
     private var emptyStoreURL: URL?
     private var chatTemplateURL: URL?
     private var schoolTemplateURL: URL?
+    /// The LMDB workloads' files, in the same directory.
+    lazy var lmdb = LMDBFixtures(self)
 
     init(directory: URL, sizes: Sizes) throws {
         self.directory = directory

@@ -85,7 +85,7 @@ enum Harness {
             for isObjectGraph in order {
                 let spent = times[isObjectGraph]!.reduce(0, +)
                 if !times[isObjectGraph]!.isEmpty && spent / Double(times[isObjectGraph]!.count) > budget { continue }
-                let side = isObjectGraph ? "ObjectGraph" : "raw sqlite3"
+                let side = isObjectGraph ? "ObjectGraph" : "raw"
                 let run = try isObjectGraph ? sides.objectGraph() : sides.raw()
                 var tally = Tally()
                 let elapsed: Double

@@ -3,6 +3,7 @@ import ObjectGraph
 import ObjectGraphConformance
 import ObjectGraphBinaryFile
 import ObjectGraphInMemory
+import ObjectGraphLMDB
 import ObjectGraphSQLite
 
 /// Every built-in backend, plus test-only variants. Adding a backend to the matrix is adding
@@ -11,6 +12,12 @@ let allBackends: [ConformanceBackend] = [
     ConformanceBackend(name: "memory") { _ in .inMemory() },
     ConformanceBackend(name: "sqlite") { directory in .sqlite(at: directory.appendingPathComponent("store.sqlite")) },
     ConformanceBackend(name: "binary") { directory in .binaryFile(at: directory.appendingPathComponent("store.bin")) },
+    ConformanceBackend(name: "lmdb") { directory in .lmdb(at: directory.appendingPathComponent("store.lmdb")) },
+    // Every indexable attribute indexed, so every fetch that can use an index does: the index
+    // paths (lookups, ranges, index-ordered sorts) must give the scan's answers.
+    ConformanceBackend(name: "lmdb-indexed") { directory in
+        .lmdb(at: directory.appendingPathComponent("store.lmdb"), options: ["index": "all"])
+    },
     // The pushdown contract: a store that evaluates nothing natively must give the same
     // answers, because the shared layer completes the predicate, sort and range.
     ConformanceBackend(name: "memory-no-pushdown") { _ in

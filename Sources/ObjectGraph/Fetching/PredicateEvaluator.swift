@@ -17,6 +17,15 @@ public protocol PredicateRowSource {
     func toOneID(_ relationship: RelationshipDescription, of row: Row) throws -> ObjectID?
     /// A to-many relationship's member rows.
     func toMany(_ relationship: RelationshipDescription, of row: Row) throws -> [Row]
+    /// How many members a to-many relationship has (for `@count`).
+    func toManyCount(_ relationship: RelationshipDescription, of row: Row) throws -> Int
+}
+
+extension PredicateRowSource {
+    /// Counts the member rows; a source that can count without loading them provides its own.
+    public func toManyCount(_ relationship: RelationshipDescription, of row: Row) throws -> Int {
+        try toMany(relationship, of: row).count
+    }
 }
 
 /// The reference semantics of predicates: every store's answer must equal this one's.
@@ -176,7 +185,7 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
             }
         case .count:
             let relationship = path.steps.last!
-            for current in rows { result.append(.attribute(.integer(Int64(try source.toMany(relationship, of: current).count)))) }
+            for current in rows { result.append(.attribute(.integer(Int64(try source.toManyCount(relationship, of: current))))) }
             if rows.isEmpty && !isCollection { result.append(.attribute(.null)) }
         case .aggregate(let function, let attribute):
             let relationship = path.steps.last!

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Appends fixed-width big-endian integers and length-prefixed bytes to a buffer; the
+/// building block of keys and row values.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+
+    mutating func u8(_ value: UInt8) { bytes.append(value) }
+
+    mutating func u16(_ value: UInt16) {
+        bytes.append(UInt8(value >> 8))
+        bytes.append(UInt8(value & 0xff))
+    }
+
+    mutating func u32(_ value: UInt32) {
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8((value >> UInt32(shift)) & 0xff)) }
+    }
+
+    mutating func u64(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((value >> UInt64(shift)) & 0xff)) }
+    }
+
+    /// A signed integer whose big-endian bytes sort like the numbers (sign bit flipped).
+    mutating func orderedInt64(_ value: Int64) { u64(UInt64(bitPattern: value) ^ (1 << 63)) }
+
+    mutating func blob<C: Collection>(_ data: C) where C.Element == UInt8 {
+        u32(UInt32(data.count))
+        bytes.append(contentsOf: data)
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote, from bytes in the map; every read is bounds-checked, so a
+/// damaged value is a thrown error rather than a crash.
+struct ByteReader {
+    struct Truncated: Error {}
+
+    let buffer: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
+
+    var isAtEnd: Bool { offset >= buffer.count }
+
+    mutating func u8() throws -> UInt8 {
+        guard offset < buffer.count else { throw Truncated() }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    mutating func u16() throws -> UInt16 {
+        guard offset + 2 <= buffer.count else { throw Truncated() }
+        defer { offset += 2 }
+        return UInt16(buffer[offset]) << 8 | UInt16(buffer[offset + 1])
+    }
+
+    mutating func u32() throws -> UInt32 {
+        guard offset + 4 <= buffer.count else { throw Truncated() }
+        var value: UInt32 = 0
+        for index in 0..<4 { value = value << 8 | UInt32(buffer[offset + index]) }
+        offset += 4
+        return value
+    }
+
+    mutating func u64() throws -> UInt64 {
+        guard offset + 8 <= buffer.count else { throw Truncated() }
+        var value: UInt64 = 0
+        for index in 0..<8 { value = value << 8 | UInt64(buffer[offset + index]) }
+        offset += 8
+        return value
+    }
+
+    mutating func orderedInt64() throws -> Int64 { Int64(bitPattern: try u64() ^ (1 << 63)) }
+
+    mutating func blob() throws -> UnsafeRawBufferPointer {
+        let count = Int(try u32())
+        guard offset + count <= buffer.count else { throw Truncated() }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
+    }
+
+    mutating func string() throws -> String { String(decoding: try blob(), as: UTF8.self) }
+}
+
+/// Big-endian keys of primary keys.
+enum PrimaryKeyBytes {
+    /// The 8-byte key of `pk` (sign bit flipped, so keys sort like the numbers).
+    static func encode(_ pk: Int64) -> [UInt8] {
+        var writer = ByteWriter(capacity: 8)
+        writer.orderedInt64(pk)
+        return writer.bytes
+    }
+
+    /// The primary key in the first 8 bytes of `bytes`.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Int64 {
+        var reader = ByteReader(bytes)
+        return try reader.orderedInt64()
+    }
+}

@@ -1,0 +1,216 @@
+import CLMDB
+import Foundation
+import ObjectGraph
+import Synchronization
+
+/// One open LMDB environment (a data file plus its `-lock` file), shared by every store of the
+/// process that opens the same path — LMDB forbids opening one environment twice in a
+/// process, because its POSIX locks would be released by the second close.
+///
+/// **Threading contract.** `Sendable`. Read transactions (`MDB_RDONLY`, with `MDB_NOTLS` so
+/// they are not tied to a thread) run concurrently on any threads and see the last committed
+/// save; write transactions are serialized in the process (LMDB also serializes them across
+/// processes). The map grows by itself: a write that fills it is aborted, the map doubled
+/// while no transaction of the process is active (a ``ReadWriteLock`` held exclusively), and
+/// the write is run again; a size grown by another process is adopted the same way.
+final class LMDBEnvironment: @unchecked Sendable {
+    let env: OpaquePointer
+    let path: String
+    private let mapLock = ReadWriteLock()
+    /// Serializes this process's write transactions (an NSLock: the transaction's result is
+    /// returned through it, which a `Mutex` would require to be `Sendable`).
+    private let writer = NSLock()
+    /// Reset read-only transactions, renewed instead of begun (cheaper, no allocation).
+    private let idleReaders = Mutex<[TransactionHandle]>([])
+    private var references = 0
+
+    private static let registry = Mutex<[String: LMDBEnvironment]>([:])
+
+    /// The environment at `path`, opened (creating the files) if this process has not yet.
+    static func open(path: String, options: [String: String]) throws -> LMDBEnvironment {
+        try registry.withLock { open in
+            if let existing = open[path] {
+                existing.references += 1
+                return existing
+            }
+            let environment = try LMDBEnvironment(path: path, options: options)
+            environment.references = 1
+            open[path] = environment
+            return environment
+        }
+    }
+
+    /// Drops one reference; the last closes the environment.
+    func release() {
+        Self.registry.withLock { open in
+            references -= 1
+            guard references == 0 else { return }
+            open.removeValue(forKey: path)
+            // Exclusively, so a read still running on another thread finishes first.
+            mapLock.exclusive {
+                let idle = idleReaders.withLock { readers -> [TransactionHandle] in
+                    defer { readers.removeAll() }
+                    return readers
+                }
+                for handle in idle { mdb_txn_abort(handle.txn) }
+                mdb_env_close(env)
+            }
+        }
+    }
+
+    private init(path: String, options: [String: String]) throws {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "creating an LMDB environment for \(path)")
+        var flags = UInt32(MDB_NOSUBDIR | MDB_NOTLS)
+        switch options["sync"]?.lowercased() {
+        case "none": flags |= UInt32(MDB_NOSYNC)
+        case "meta": flags |= UInt32(MDB_NOMETASYNC)
+        default: break
+        }
+        let initialSize = options["initialMapSize"].flatMap(Int.init) ?? 64 << 20
+        do {
+            try check(mdb_env_set_maxdbs(env, 4096), "configuring \(path)")
+            try check(mdb_env_set_mapsize(env, initialSize), "configuring \(path)")
+            try check(mdb_env_open(env, path, flags, 0o644), "opening \(path)")
+        } catch let error as StoreError {
+            mdb_env_close(env)
+            if case let lmdb as LMDBError = error.underlying, lmdb.code == MDB_INVALID || lmdb.code == MDB_VERSION_MISMATCH {
+                throw StoreError(.corrupt, "\(path) is not an LMDB environment (\(lmdb.message))", underlying: lmdb)
+            }
+            throw error
+        }
+        self.env = env!
+        self.path = path
+        // Reader slots of processes that died are freed now, not when the table fills up.
+        var dead: Int32 = 0
+        mdb_reader_check(env, &dead)
+    }
+
+    /// The largest key LMDB accepts.
+    var maxKeySize: Int { Int(mdb_env_get_maxkeysize(env)) }
+
+    /// The current map size in bytes.
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_mapsize
+    }
+
+    /// The handle of the named database, opened (created when `create`) in `txn`. The handle
+    /// serves other transactions only once `txn` commits, so callers keep it only then.
+    func database(_ name: String, in txn: LMDBTransaction, create: Bool, duplicates: Bool) throws -> MDB_dbi? {
+        var flags: UInt32 = create ? UInt32(MDB_CREATE) : 0
+        if duplicates { flags |= UInt32(MDB_DUPSORT) }
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(txn.txn, name, flags, &dbi)
+        if rc == MDB_NOTFOUND { return nil }
+        if rc == MDB_INCOMPATIBLE {
+            throw StoreError(.corrupt, "\(path): database \(name) exists with other flags; the file is not an ObjectGraph store of this layout", underlying: LMDBError(code: rc))
+        }
+        try check(rc, "opening database \(name) in \(path)")
+        return dbi
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read-only snapshot transaction.
+    func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        while true {
+            let outcome: T? = try mapLock.shared {
+                var txn: OpaquePointer? = idleReaders.withLock { $0.popLast() }?.txn
+                var rc: Int32
+                if let idle = txn {
+                    rc = mdb_txn_renew(idle)
+                    if rc != MDB_SUCCESS { mdb_txn_abort(idle); txn = nil }
+                }
+                if txn == nil { rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn) } else { rc = MDB_SUCCESS }
+                if rc == MDB_MAP_RESIZED { return nil }
+                try check(rc, "starting a read transaction on \(path)")
+                defer {
+                    mdb_txn_reset(txn)
+                    let kept = idleReaders.withLock { idle -> Bool in
+                        guard idle.count < 8 else { return false }
+                        idle.append(TransactionHandle(txn: txn!))
+                        return true
+                    }
+                    if !kept { mdb_txn_abort(txn) }
+                }
+                return try body(LMDBTransaction(txn: txn!, environment: self))
+            }
+            if let outcome { return outcome }
+            try adoptGrownMap()
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it; on any error nothing is written.
+    /// A full map is grown and `body` run again from the start, so it must not have effects
+    /// outside the transaction that a second run would repeat wrongly.
+    func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        writer.lock()
+        defer { writer.unlock() }
+        do {
+            while true {
+                let result: Result<T, Retry> = try mapLock.shared {
+                    var txn: OpaquePointer?
+                    let rc = mdb_txn_begin(env, nil, 0, &txn)
+                    if rc == MDB_MAP_RESIZED { return .failure(.adopt) }
+                    try check(rc, "starting a write transaction on \(path)")
+                    let value: T
+                    do {
+                        value = try body(LMDBTransaction(txn: txn!, environment: self))
+                    } catch let error as StoreError where (error.underlying as? LMDBError)?.code == MDB_MAP_FULL {
+                        mdb_txn_abort(txn)
+                        return .failure(.grow)
+                    } catch {
+                        mdb_txn_abort(txn)
+                        throw error
+                    }
+                    // A commit frees the transaction whether or not it succeeds.
+                    let commit = mdb_txn_commit(txn)
+                    if commit == MDB_MAP_FULL { return .failure(.grow) }
+                    try check(commit, "committing a write transaction on \(path)")
+                    return .success(value)
+                }
+                switch result {
+                case .success(let value): return value
+                case .failure(.grow): try growMap()
+                case .failure(.adopt): try adoptGrownMap()
+                }
+            }
+        }
+    }
+
+    /// Doubles the map while no transaction of this process is active.
+    private func growMap() throws {
+        try mapLock.exclusive {
+            try check(mdb_env_set_mapsize(env, mapSize * 2), "growing the map of \(path)")
+        }
+    }
+
+    /// Takes on the map size another process set.
+    private func adoptGrownMap() throws {
+        try mapLock.exclusive {
+            try check(mdb_env_set_mapsize(env, 0), "adopting the grown map of \(path)")
+        }
+    }
+}
+
+/// A reset read-only transaction kept for renewal; used by one thread at a time.
+private struct TransactionHandle: @unchecked Sendable {
+    let txn: OpaquePointer
+}
+
+/// Why a write transaction must run again.
+private enum Retry: Error { case grow, adopt }
+
+extension LMDBTransaction {
+    /// The number of entries in the environment's main database, where LMDB keeps the names
+    /// of named databases (so 0 means a new, empty environment).
+    func mainDatabaseEntries() throws -> Int {
+        var dbi: MDB_dbi = 0
+        try check(mdb_dbi_open(txn, nil, 0, &dbi), "opening the main database of \(environment.path)")
+        var stat = MDB_stat()
+        try check(mdb_stat(txn, dbi, &stat), "reading the main database of \(environment.path)")
+        return stat.ms_entries
+    }
+}

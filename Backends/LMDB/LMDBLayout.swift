@@ -1,0 +1,96 @@
+import CLMDB
+import ObjectGraph
+
+/// How a model maps onto LMDB's named databases (see the backend's README.md for the byte
+/// layout): metadata, one row database per entity hierarchy, one member database per to-many
+/// relationship (plus a reverse one when there is no inverse to find owners by), and one
+/// secondary index per indexed attribute.
+struct LMDBLayout: Sendable {
+    /// The metadata database.
+    static let metadataName = "og:meta"
+    /// The metadata key that marks an environment as an ObjectGraph store.
+    static let formatKey = "format"
+    /// The layout version written in ``formatKey``.
+    static let formatValue = "objectgraph-lmdb-1"
+
+    let model: ManagedObjectModel
+    let entities: [EntityDescription]
+    /// Entity names by code: the store's entities sorted by name. The model version hash
+    /// pins the set, so codes are stable for every store the model may open.
+    let entityNames: [String]
+    let codes: [String: UInt16]
+    /// Attributes with a secondary index, by "Declaring.name".
+    let indexedAttributes: [String: AttributeDescription]
+
+    init(model: ManagedObjectModel, entities: [EntityDescription], indexEverything: Bool) {
+        self.model = model
+        self.entities = entities
+        entityNames = entities.map(\.name).sorted()
+        codes = Dictionary(uniqueKeysWithValues: entityNames.enumerated().map { ($1, UInt16($0)) })
+        var indexed: [String: AttributeDescription] = [:]
+        for entity in entities {
+            let constrained = Set(entity.uniquenessConstraints.compactMap(\.first))
+            for attribute in entity.attributes where attribute.entityName == entity.name && !attribute.isTransient {
+                guard IndexKey.isIndexable(attribute.type) else { continue }
+                if indexEverything || attribute.isIndexed || constrained.contains(attribute.name) {
+                    indexed[Self.key(attribute)] = attribute
+                }
+            }
+        }
+        indexedAttributes = indexed
+    }
+
+    static func key(_ attribute: AttributeDescription) -> String { "\(attribute.entityName).\(attribute.name)" }
+    static func key(_ relationship: RelationshipDescription) -> String { "\(relationship.entityName).\(relationship.name)" }
+
+    static func rowsName(_ root: String) -> String { "og:rows:\(root)" }
+    static func membersName(_ relationship: RelationshipDescription) -> String { "og:m:\(key(relationship))" }
+    static func ownersName(_ relationship: RelationshipDescription) -> String { "og:mr:\(key(relationship))" }
+    static func indexName(_ attribute: AttributeDescription) -> String { "og:i:\(key(attribute))" }
+
+    /// Hierarchy roots of the store's entities.
+    var roots: [String] { Array(Set(entities.map(\.rootName))).sorted() }
+
+    /// Stored to-many relationships, each once (by declaring entity).
+    var toManyRelationships: [RelationshipDescription] {
+        entities.flatMap { entity in entity.toManyRelationships.filter { $0.entityName == entity.name && !$0.isTransient } }
+    }
+
+    /// The indexed attributes `entity` has (declared or inherited).
+    func indexes(of entity: EntityDescription) -> [AttributeDescription] {
+        entity.attributes.filter { indexedAttributes[Self.key($0)] != nil }
+    }
+
+    /// Whether members are kept as one ordered list value rather than sorted duplicates.
+    static func keepsList(_ relationship: RelationshipDescription) -> Bool { relationship.isOrdered }
+}
+
+/// The opened database handles of a store's layout.
+struct LMDBHandles: Sendable {
+    var metadata: MDB_dbi = 0
+    var rows: [String: MDB_dbi] = [:]
+    var members: [String: MDB_dbi] = [:]
+    var owners: [String: MDB_dbi] = [:]
+    var indexes: [String: MDB_dbi] = [:]
+
+    /// Opens (creating) every database of `layout` in the write transaction `txn`.
+    static func open(_ layout: LMDBLayout, metadata: MDB_dbi, in txn: LMDBTransaction) throws -> LMDBHandles {
+        let environment = txn.environment
+        func open(_ name: String, duplicates: Bool) throws -> MDB_dbi {
+            try environment.database(name, in: txn, create: true, duplicates: duplicates)!
+        }
+        var handles = LMDBHandles(metadata: metadata)
+        for root in layout.roots { handles.rows[root] = try open(LMDBLayout.rowsName(root), duplicates: false) }
+        for relationship in layout.toManyRelationships {
+            let key = LMDBLayout.key(relationship)
+            handles.members[key] = try open(LMDBLayout.membersName(relationship), duplicates: !LMDBLayout.keepsList(relationship))
+            if !relationship.hasInverse {
+                handles.owners[key] = try open(LMDBLayout.ownersName(relationship), duplicates: true)
+            }
+        }
+        for (key, attribute) in layout.indexedAttributes {
+            handles.indexes[key] = try open(LMDBLayout.indexName(attribute), duplicates: true)
+        }
+        return handles
+    }
+}

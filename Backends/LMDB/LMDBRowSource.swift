@@ -1,0 +1,35 @@
+import ObjectGraph
+
+/// Reads rows for the shared ``ObjectGraph/PredicateEvaluator`` and sort inside one read
+/// transaction, so a whole fetch — including key paths through relationships — sees one
+/// snapshot.
+struct LMDBRowSource: PredicateRowSource {
+    let store: LMDBStore
+    let txn: LMDBTransaction
+
+    func objectID(of row: RowSnapshot) -> ObjectID { row.objectID }
+
+    func attribute(_ attribute: AttributeDescription, of row: RowSnapshot) throws -> AttributeValue {
+        row.attributes[attribute.slot]
+    }
+
+    func toOneID(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> ObjectID? {
+        row.toOne[relationship.slot]
+    }
+
+    func toOne(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> RowSnapshot? {
+        guard let id = row.toOne[relationship.slot] else { return nil }
+        return try store.row(id, in: txn)
+    }
+
+    func toMany(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> [RowSnapshot] {
+        guard !relationship.isTransient, let pk = row.objectID.primaryKey else { return [] }
+        return try store.members(relationship, of: pk, in: txn).compactMap { try store.row($0, in: txn) }
+    }
+
+    /// `members.@count` from the member entries (`mdb_cursor_count`), reading no member row.
+    func toManyCount(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> Int {
+        guard !relationship.isTransient, let pk = row.objectID.primaryKey else { return 0 }
+        return try store.memberCount(of: relationship, key: pk, in: txn)
+    }
+}

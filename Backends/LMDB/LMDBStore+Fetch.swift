@@ -1,0 +1,184 @@
+import CLMDB
+import ObjectGraph
+
+/// Fetching: candidates come from a secondary index when a conjunct on an indexed attribute
+/// allows it, in index order when the first sort key is an indexed attribute, and otherwise
+/// from a scan of the hierarchy's rows; the predicate is always evaluated by the shared
+/// ``ObjectGraph/PredicateEvaluator`` and the order decided by the shared
+/// ``ObjectGraph/CompiledSort``, so answers equal every other store's.
+extension LMDBStore {
+    /// Answers a fetch completely (predicate, sort and range) in one read transaction.
+    public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        let predicate = try request.predicate.map { try CompiledPredicate.compile($0, for: request.entity, in: model) }
+        let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
+        guard let rowsDBI = handles.rows[request.entity.rootName] else {
+            throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity \(request.entity.name)")
+        }
+        return try read { txn in
+            let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
+            let codes = Set(request.entityNames.compactMap { layout.codes[$0] })
+            func matches(_ row: RowSnapshot) throws -> Bool {
+                guard let predicate else { return true }
+                return try evaluator.evaluate(predicate, on: row)
+            }
+            var rows: [RowSnapshot] = []
+            var count = 0
+            let counting = request.resultType == .count
+            // A relationship plan that is the whole predicate selects exactly the matches.
+            var exact = false
+            func candidate(_ pk: Int64, _ code: UInt16) throws {
+                guard codes.contains(code), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) else { return }
+                let row = try decode(bytes, pk: pk)
+                guard try exact || matches(row) else { return }
+                if counting { count += 1 } else { rows.append(row) }
+            }
+            if let predicate, let plan = try RelationshipPlan.make(predicate, store: self, in: txn) {
+                if counting, let exact = try plan.count(store: self, codes: codes, in: txn) {
+                    return StoreFetchResult(count: request.rangedCount(exact), applied: .all)
+                }
+                exact = plan.isWholePredicate
+                try plan.forEachEntry(store: self, in: txn, candidate)
+            } else if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {
+                try plan.forEachEntry(in: txn, candidate)
+            } else if !counting, let ordered = try indexOrdered(request, sort: sort, txn: txn, codes: codes, rowsDBI: rowsDBI, matches: matches) {
+                return result(ordered, request)
+            } else if !counting && sort.keys.isEmpty {
+                return try scanInKeyOrder(request, rowsDBI: rowsDBI, codes: codes, txn: txn, filtered: predicate != nil, matches: matches)
+            } else {
+                try txn.withCursor(rowsDBI) { cursor in
+                    var entry = try cursor.move(MDB_FIRST)
+                    while let current = entry {
+                        entry = try cursor.move(MDB_NEXT)
+                        guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                        let row = try decode(current.value, pk: try PrimaryKeyBytes.decode(current.key))
+                        guard try matches(row) else { continue }
+                        if counting { count += 1 } else { rows.append(row) }
+                    }
+                }
+            }
+            if counting { return StoreFetchResult(count: request.rangedCount(count), applied: .all) }
+            rows = try Self.sorted(rows, by: sort, using: evaluator)
+            return result(slice(rows, offset: request.offset, limit: request.limit), request)
+        }
+    }
+
+    /// A scan when no sort is asked: rows come in key order, which is then the answer's order,
+    /// so offset and limit apply as the scan goes (it stops at the limit), only the answer is
+    /// kept, and IDs of an unfiltered fetch are read from keys without decoding rows — a
+    /// million-row ID fetch holds the IDs, not the rows.
+    private func scanInKeyOrder(
+        _ request: StoreFetchRequest, rowsDBI: MDB_dbi, codes: Set<UInt16>, txn: LMDBTransaction, filtered: Bool,
+        matches: (RowSnapshot) throws -> Bool
+    ) throws -> StoreFetchResult {
+        let wantsRows = request.resultType == .snapshots
+        let limit = request.limit.map { max($0, 0) }
+        var toSkip = max(request.offset, 0)
+        var ids: [ObjectID] = []
+        var rows: [RowSnapshot] = []
+        try txn.withCursor(rowsDBI) { cursor in
+            var entry = try cursor.move(MDB_FIRST)
+            while let current = entry, limit.map({ max(ids.count, rows.count) < $0 }) ?? true {
+                entry = try cursor.move(MDB_NEXT)
+                guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                let pk = try PrimaryKeyBytes.decode(current.key)
+                var row: RowSnapshot? = nil
+                if wantsRows || filtered {
+                    let decoded = try decode(current.value, pk: pk)
+                    guard try matches(decoded) else { continue }
+                    row = decoded
+                }
+                if toSkip > 0 { toSkip -= 1; continue }
+                if wantsRows, let row { rows.append(row) } else {
+                    ids.append(ObjectID(entityName: try codec.entityName(code), storeIdentifier: identifier, primaryKey: pk))
+                }
+            }
+        }
+        return wantsRows ? StoreFetchResult(snapshots: rows, applied: .all) : StoreFetchResult(objectIDs: ids, applied: .all)
+    }
+
+    /// Rows in the order of ``ObjectGraph/CompiledSort``: its sort values and its comparison
+    /// (`CompiledSort.prepare`, `CompiledSort.compare`, ties by `ObjectID.storageOrder`),
+    /// applied to a permutation of indexes, so the sort moves integers instead of rows. Any
+    /// correct sort gives the shared sort's answer: with the primary-key tie-break the order
+    /// is total.
+    static func sorted(_ rows: [RowSnapshot], by sort: CompiledSort, using evaluator: PredicateEvaluator<LMDBRowSource>) throws -> [RowSnapshot] {
+        guard rows.count > 1 else { return rows }
+        let keyCount = sort.keys.count
+        var values: [AttributeValue] = []
+        values.reserveCapacity(rows.count * keyCount)
+        for row in rows {
+            for (path, key) in sort.keys {
+                // An attribute of the row itself is read directly; key paths go through the evaluator.
+                let value: AttributeValue
+                if path.steps.isEmpty, case .attribute(let attribute) = path.terminal { value = row.attributes[attribute.slot] } else { value = try evaluator.sortValue(path, of: row) }
+                values.append(CompiledSort.prepare(value, key.comparison))
+            }
+        }
+        let ascending = sort.keys.map(\.key.ascending)
+        let comparisons = sort.keys.map(\.key.comparison)
+        var order = Array(rows.indices)
+        order.sort { a, b in
+            for index in 0..<keyCount {
+                let result = CompiledSort.compare(values[a * keyCount + index], values[b * keyCount + index], comparisons[index])
+                if result == .orderedSame { continue }
+                return ascending[index] ? result == .orderedAscending : result == .orderedDescending
+            }
+            return ObjectID.storageOrder(rows[a].objectID, rows[b].objectID)
+        }
+        return order.map { rows[$0] }
+    }
+
+    private func slice(_ rows: [RowSnapshot], offset: Int, limit: Int?) -> [RowSnapshot] {
+        let start = min(max(offset, 0), rows.count)
+        let end = limit.map { min(rows.count, start + max($0, 0)) } ?? rows.count
+        return Array(rows[start..<end])
+    }
+
+    private func result(_ rows: [RowSnapshot], _ request: StoreFetchRequest) -> StoreFetchResult {
+        request.resultType == .snapshots
+            ? StoreFetchResult(snapshots: rows, applied: .all)
+            : StoreFetchResult(objectIDs: rows.map(\.objectID), applied: .all)
+    }
+
+    /// Walks the index of the first sort key in its order (backwards for descending), sorting
+    /// only the rows that share one index key with the shared sort, and stops once offset +
+    /// limit rows are certain. `nil` when the first sort key has no usable index.
+    private func indexOrdered(
+        _ request: StoreFetchRequest, sort: CompiledSort, txn: LMDBTransaction, codes: Set<UInt16>, rowsDBI: MDB_dbi,
+        matches: (RowSnapshot) throws -> Bool
+    ) throws -> [RowSnapshot]? {
+        guard let first = sort.keys.first, first.key.comparison == .natural, first.path.steps.isEmpty,
+              case .attribute(let attribute) = first.path.terminal,
+              let dbi = handles.indexes[LMDBLayout.key(attribute)] else { return nil }
+        let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
+        let needed = request.limit.map { max(request.offset, 0) + max($0, 0) }
+        var ordered: [RowSnapshot] = []
+        var group: [RowSnapshot] = []
+        var groupKey: [UInt8]? = nil
+        func flush() throws {
+            if group.count > 1 { group = try Self.sorted(group, by: sort, using: evaluator) }
+            ordered += group
+            group.removeAll(keepingCapacity: true)
+        }
+        try txn.withCursor(dbi) { cursor in
+            let step = first.key.ascending ? MDB_NEXT : MDB_PREV
+            var entry = try cursor.move(first.key.ascending ? MDB_FIRST : MDB_LAST)
+            while let current = entry {
+                if groupKey.map({ IndexPlan.compare(current.key, $0) != 0 }) ?? true {
+                    try flush()
+                    if let needed, ordered.count >= needed { return }
+                    groupKey = Array(current.key)
+                }
+                var reader = ByteReader(current.value)
+                let pk = try reader.orderedInt64()
+                if codes.contains(try reader.u16()), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) {
+                    let row = try decode(bytes, pk: pk)
+                    if try matches(row) { group.append(row) }
+                }
+                entry = try cursor.move(step)
+            }
+            try flush()
+        }
+        return slice(ordered, offset: request.offset, limit: request.limit)
+    }
+}

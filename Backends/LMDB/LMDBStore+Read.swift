@@ -1,0 +1,108 @@
+import CLMDB
+import ObjectGraph
+
+/// Reading rows and relationship members inside a transaction.
+extension LMDBStore {
+    /// The hierarchy root and key of one of this store's IDs, or `nil` for a foreign ID.
+    func locate(_ id: ObjectID) -> (rows: MDB_dbi, pk: Int64, entity: EntityDescription)? {
+        guard id.storeIdentifier == identifier, let pk = id.primaryKey, let entity = model.entity(named: id.entityName),
+              let rows = handles.rows[entity.rootName] else { return nil }
+        return (rows, pk, entity)
+    }
+
+    /// The stored row of `id`, if it exists and is of `id`'s entity.
+    func row(_ id: ObjectID, in txn: LMDBTransaction) throws -> RowSnapshot? {
+        guard let (rows, pk, _) = locate(id), let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)) else { return nil }
+        guard codec.entityCode(of: bytes) == layout.codes[id.entityName] else { return nil }
+        return try decode(bytes, pk: pk)
+    }
+
+    /// Whether the row of `id` exists (with `id`'s entity), without decoding it.
+    func exists(_ id: ObjectID, in txn: LMDBTransaction) throws -> Bool {
+        guard let (rows, pk, _) = locate(id), let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)) else { return false }
+        return codec.entityCode(of: bytes) == layout.codes[id.entityName]
+    }
+
+    /// Decodes a row, turning damage into a typed error.
+    func decode(_ bytes: UnsafeRawBufferPointer, pk: Int64) throws -> RowSnapshot {
+        do {
+            return try codec.decode(bytes, primaryKey: pk)
+        } catch {
+            throw StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
+        }
+    }
+
+    /// Decodes a member entry (key and entity code) into an ID.
+    func memberID(_ bytes: UnsafeRawBufferPointer) throws -> ObjectID {
+        var reader = ByteReader(bytes)
+        do {
+            let pk = try reader.orderedInt64()
+            return ObjectID(entityName: try codec.entityName(try reader.u16()), storeIdentifier: identifier, primaryKey: pk)
+        } catch {
+            throw StoreError(.corrupt, "a relationship entry in \(url.path) is damaged")
+        }
+    }
+
+    /// The members of `relationship` of the row with key `pk`, in order: a range scan of the
+    /// duplicates under the key (sorted by member key), or the stored list of an ordered one.
+    func members(_ relationship: RelationshipDescription, of pk: Int64, in txn: LMDBTransaction) throws -> [ObjectID] {
+        guard let dbi = handles.members[LMDBLayout.key(relationship)] else { return [] }
+        let key = PrimaryKeyBytes.encode(pk)
+        if LMDBLayout.keepsList(relationship) {
+            guard let list = try txn.get(dbi, key) else { return [] }
+            return try stride(from: 0, to: list.count, by: 10).map { try memberID(UnsafeRawBufferPointer(rebasing: list[$0..<min($0 + 10, list.count)])) }
+        }
+        return try txn.withCursor(dbi) { cursor in
+            guard var entry = try cursor.position(MDB_SET_KEY, key: key) else { return [] }
+            var result: [ObjectID] = []
+            result.reserveCapacity(try cursor.duplicateCount())
+            while true {
+                result.append(try memberID(entry.value))
+                guard let next = try cursor.move(MDB_NEXT_DUP) else { return result }
+                entry = next
+            }
+        }
+    }
+
+    /// Rows for the IDs that exist, in one read transaction.
+    public func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
+        try read { txn in
+            var result: [RowSnapshot] = []
+            result.reserveCapacity(ids.count)
+            for id in ids { if let row = try row(id, in: txn) { result.append(row) } }
+            return result
+        }
+    }
+
+    /// Members for each source, in one read transaction.
+    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+        try read { txn in
+            var result: [ObjectID: [ObjectID]] = [:]
+            result.reserveCapacity(sources.count)
+            for source in sources {
+                guard !relationship.isTransient, source.storeIdentifier == identifier, let pk = source.primaryKey else { result[source] = []; continue }
+                result[source] = try members(relationship, of: pk, in: txn)
+            }
+            return result
+        }
+    }
+
+    /// How many members `relationship` has for `source`, counted without reading them
+    /// (`mdb_cursor_count` on the source's duplicates).
+    public func memberCount(of relationship: RelationshipDescription, for source: ObjectID) throws -> Int {
+        try read { txn in
+            guard source.storeIdentifier == identifier, let pk = source.primaryKey else { return 0 }
+            return try memberCount(of: relationship, key: pk, in: txn)
+        }
+    }
+
+    /// The member count of the row with key `pk`, inside `txn`.
+    func memberCount(of relationship: RelationshipDescription, key pk: Int64, in txn: LMDBTransaction) throws -> Int {
+        guard let dbi = handles.members[LMDBLayout.key(relationship)] else { return 0 }
+        let key = PrimaryKeyBytes.encode(pk)
+        if LMDBLayout.keepsList(relationship) { return (try txn.get(dbi, key)?.count ?? 0) / 10 }
+        return try txn.withCursor(dbi) { cursor in
+            try cursor.position(MDB_SET_KEY, key: key) == nil ? 0 : try cursor.duplicateCount()
+        }
+    }
+}

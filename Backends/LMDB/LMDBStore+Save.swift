@@ -1,0 +1,190 @@
+import CLMDB
+import Foundation
+import ObjectGraph
+
+/// Saving: one LMDB write transaction per change set; any error aborts it, so nothing lands.
+extension LMDBStore {
+    /// Checks versions and applies the change set in one write transaction.
+    public func save(_ changes: StoreChangeSet) throws {
+        try checkOpen()
+        try environment.write { txn in try apply(changes, txn) }
+    }
+
+    private func target(_ id: ObjectID) throws -> (rows: MDB_dbi, pk: Int64, entity: EntityDescription) {
+        guard let located = locate(id) else {
+            throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
+        }
+        return located
+    }
+
+    private func apply(_ changes: StoreChangeSet, _ txn: LMDBTransaction) throws {
+        try checkVersions(changes, txn)
+        for snapshot in changes.inserted {
+            let (rows, pk, entity) = try target(snapshot.objectID)
+            let key = PrimaryKeyBytes.encode(pk)
+            if try txn.get(rows, key) != nil {
+                throw StoreError(.backend, "cannot insert \(snapshot.objectID): a row with that key exists in \(url.path)")
+            }
+            try txn.put(rows, key, codec.encode(snapshot))
+            try writeIndexEntries(of: snapshot, entity: entity, old: nil, txn)
+        }
+        for update in changes.updated {
+            let (rows, pk, entity) = try target(update.values.objectID)
+            let key = PrimaryKeyBytes.encode(pk)
+            let old = layout.indexes(of: entity).isEmpty ? nil : try row(update.values.objectID, in: txn)
+            try txn.put(rows, key, codec.encode(update.values))
+            try writeIndexEntries(of: update.values, entity: entity, old: old, txn)
+        }
+        for change in changes.toMany where !change.relationship.isTransient {
+            guard let (rows, pk, _) = locate(change.source), try txn.get(rows, PrimaryKeyBytes.encode(pk)) != nil else { continue }
+            try applyMembership(change, sourceKey: pk, txn)
+        }
+        let deleted = Set(changes.deleted.map(\.objectID))
+        for deletion in changes.deleted {
+            try delete(deletion.objectID, alsoDeleted: deleted, txn)
+        }
+        if let user = changes.userMetadata {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try txn.put(handles.metadata, Array("userInfo".utf8), Array(try encoder.encode(user)))
+        }
+    }
+
+    private func checkVersions(_ changes: StoreChangeSet, _ txn: LMDBTransaction) throws {
+        var conflicts: [StoreError.Conflict] = []
+        func stored(_ id: ObjectID) throws -> (version: Int64, bytes: UnsafeRawBufferPointer, pk: Int64)? {
+            let (rows, pk, _) = try target(id)
+            guard let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)), codec.entityCode(of: bytes) == layout.codes[id.entityName] else { return nil }
+            return (try codec.version(of: bytes), bytes, pk)
+        }
+        func record(_ id: ObjectID, expected: Int64) throws {
+            let current = try stored(id)
+            guard current?.version != expected else { return }
+            let snapshot = try current.map { try decode($0.bytes, pk: $0.pk) }
+            conflicts.append(.init(objectID: id, expectedVersion: expected, storedVersion: current?.version, storedSnapshot: snapshot))
+        }
+        for update in changes.updated { try record(update.values.objectID, expected: update.expectedVersion) }
+        for deletion in changes.deleted {
+            if let expected = deletion.expectedVersion { try record(deletion.objectID, expected: expected) }
+        }
+        if !conflicts.isEmpty {
+            throw StoreError(.conflict, "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read", conflicts: conflicts)
+        }
+    }
+
+    /// Moves the row's secondary-index entries from its old values (if any) to its new ones.
+    private func writeIndexEntries(of row: RowSnapshot, entity: EntityDescription, old: RowSnapshot?, _ txn: LMDBTransaction) throws {
+        let attributes = layout.indexes(of: entity)
+        guard !attributes.isEmpty, let pk = row.objectID.primaryKey, let code = layout.codes[entity.name] else { return }
+        let entry = IndexKey.entry(pk: pk, code: code)
+        for attribute in attributes {
+            guard let dbi = handles.indexes[LMDBLayout.key(attribute)] else { continue }
+            let key = IndexKey.storedKey(row.attributes[attribute.slot], type: attribute.type, limit: keyLimit)
+            if let old {
+                let oldKey = IndexKey.storedKey(old.attributes[attribute.slot], type: attribute.type, limit: keyLimit)
+                if oldKey == key { continue }
+                try txn.delete(dbi, oldKey, value: entry)
+            }
+            try txn.put(dbi, key, entry, flags: UInt32(MDB_NODUPDATA))
+        }
+    }
+
+    private func memberEntry(_ id: ObjectID) throws -> [UInt8] {
+        guard let pk = id.primaryKey, let code = layout.codes[id.entityName] else {
+            throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
+        }
+        return IndexKey.entry(pk: pk, code: code)
+    }
+
+    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, _ txn: LMDBTransaction) throws {
+        let relationship = change.relationship
+        let relationshipKey = LMDBLayout.key(relationship)
+        guard let dbi = handles.members[relationshipKey] else { return }
+        let owners = handles.owners[relationshipKey]
+        let key = PrimaryKeyBytes.encode(sourceKey)
+        let sourceEntry = try memberEntry(change.source)
+        var removed: [ObjectID] = []
+        var added: [ObjectID] = []
+        if LMDBLayout.keepsList(relationship) {
+            let before = try members(relationship, of: sourceKey, in: txn)
+            var after = before
+            if !change.removed.isEmpty {
+                let gone = Set(change.removed)
+                after.removeAll { gone.contains($0) }
+            }
+            if let order = change.order {
+                after = order
+            } else {
+                var present = Set(after)
+                for id in change.added where present.insert(id).inserted { after.append(id) }
+            }
+            if after.isEmpty {
+                try txn.delete(dbi, key)
+            } else {
+                var list: [UInt8] = []
+                list.reserveCapacity(after.count * 10)
+                for id in after { list += try memberEntry(id) }
+                try txn.put(dbi, key, list)
+            }
+            let beforeSet = Set(before), afterSet = Set(after)
+            removed = before.filter { !afterSet.contains($0) }
+            added = after.filter { !beforeSet.contains($0) }
+        } else {
+            for id in change.removed {
+                if try txn.delete(dbi, key, value: try memberEntry(id)) { removed.append(id) }
+            }
+            for id in change.added {
+                try txn.put(dbi, key, try memberEntry(id), flags: UInt32(MDB_NODUPDATA))
+                added.append(id)
+            }
+        }
+        guard let owners else { return }
+        for id in removed { if let pk = id.primaryKey { try txn.delete(owners, PrimaryKeyBytes.encode(pk), value: sourceEntry) } }
+        for id in added { if let pk = id.primaryKey { try txn.put(owners, PrimaryKeyBytes.encode(pk), sourceEntry, flags: UInt32(MDB_NODUPDATA)) } }
+    }
+
+    /// Deletes a row with its index entries, its own memberships, and every membership that
+    /// points at it (found through its to-one foreign key, its many-to-many inverse, or the
+    /// owners database of a relationship without an inverse), so nothing dangles.
+    private func delete(_ id: ObjectID, alsoDeleted: Set<ObjectID>, _ txn: LMDBTransaction) throws {
+        let (rows, pk, entity) = try target(id)
+        guard let old = try row(id, in: txn) else { return }
+        let entry = try memberEntry(id)
+        for relationship in layout.toManyRelationships where model.destination(of: relationship).hierarchyNames.contains(entity.name) {
+            let relationshipKey = LMDBLayout.key(relationship)
+            var holders: [ObjectID] = []
+            if let inverse = model.inverse(of: relationship), let own = entity.relationship(named: inverse.name) {
+                if own.isToMany {
+                    holders = try members(own, of: pk, in: txn)
+                } else if let holder = old.toOne[own.slot] {
+                    holders = [holder]
+                }
+            } else if let owners = handles.owners[relationshipKey] {
+                let ownerKey = PrimaryKeyBytes.encode(pk)
+                try txn.duplicates(owners, ownerKey) { holders.append(try memberID($0)) }
+                try txn.delete(owners, ownerKey)
+            }
+            guard let owningEntity = model.entity(named: relationship.entityName) else { continue }
+            for holder in holders where !alsoDeleted.contains(holder) && model.entity(named: holder.entityName)?.isKind(of: owningEntity) == true {
+                guard let holderKey = holder.primaryKey else { continue }
+                let change = ToManyChange(source: holder, relationship: relationship, added: [], removed: [id], order: nil)
+                try applyMembership(change, sourceKey: holderKey, txn)
+            }
+        }
+        for relationship in entity.toManyRelationships where !relationship.isTransient {
+            let relationshipKey = LMDBLayout.key(relationship)
+            guard let dbi = handles.members[relationshipKey] else { continue }
+            if let owners = handles.owners[relationshipKey] {
+                for member in try members(relationship, of: pk, in: txn) {
+                    if let memberKey = member.primaryKey { try txn.delete(owners, PrimaryKeyBytes.encode(memberKey), value: entry) }
+                }
+            }
+            try txn.delete(dbi, PrimaryKeyBytes.encode(pk))
+        }
+        for attribute in layout.indexes(of: entity) {
+            guard let dbi = handles.indexes[LMDBLayout.key(attribute)] else { continue }
+            try txn.delete(dbi, IndexKey.storedKey(old.attributes[attribute.slot], type: attribute.type, limit: keyLimit), value: entry)
+        }
+        try txn.delete(rows, PrimaryKeyBytes.encode(pk))
+    }
+}

@@ -1,0 +1,161 @@
+import CLMDB
+import Foundation
+import ObjectGraph
+import Synchronization
+
+/// ObjectGraph's LMDB store: an incremental store on a memory-mapped B+tree, with one write
+/// transaction per save and lock-free snapshot readers.
+///
+/// The layout in named databases is described in the backend's README.md and on
+/// ``LMDBLayout``. A file that is not LMDB, or is LMDB but not an ObjectGraph store, is refused
+/// with a typed ``ObjectGraph/StoreError`` (``ObjectGraph/StoreError/Code/corrupt``); a store
+/// written by another model is refused by the coordinator with
+/// ``ObjectGraph/StoreError/Code/incompatibleModel`` (the store then opens none of the
+/// model's databases, so the file is left as it was).
+///
+/// Options: `sync` = `full` (default: every commit is flushed), `meta` (`MDB_NOMETASYNC`) or
+/// `none` (`MDB_NOSYNC`, not durable); `initialMapSize` in bytes (default 64 MiB; the map
+/// grows by itself either way); `index` = `all` indexes every indexable attribute (tests use
+/// it to run every fetch through the index paths).
+///
+/// **Threading contract.** As ``ObjectGraph/PersistentStore``, with
+/// ``ObjectGraph/StoreCapabilities/concurrentReaders``: reads run in their own read-only
+/// transactions, concurrently with each other and with a save, and see the last commit.
+public final class LMDBStore: PersistentStore, @unchecked Sendable {
+    /// The store's UUID.
+    public let identifier: String
+    /// What the store does natively.
+    public let capabilities: StoreCapabilities
+    /// The data file (its lock file is beside it, with `-lock` appended).
+    public let url: URL
+    let model: ManagedObjectModel
+    let layout: LMDBLayout
+    let codec: RowCodec
+    let environment: LMDBEnvironment
+    let handles: LMDBHandles
+    /// The longest index key written.
+    let keyLimit: Int
+    private let closed = Atomic<Bool>(false)
+    /// Keys reserved in the file but not yet handed out, per hierarchy: allocation writes the
+    /// counter a block at a time, so most saves need no extra commit.
+    private let reserved = Mutex<[String: Range<Int64>]>([:])
+    static let reservationBlock: Int64 = 64
+
+    /// Opens (creating if needed) the store at `request.url`.
+    public init(request: StoreOpenRequest) throws {
+        guard let url = request.url else { throw StoreError(.io, "an LMDB store needs a file URL") }
+        self.url = url
+        self.model = request.model
+        let layout = LMDBLayout(model: request.model, entities: request.entities, indexEverything: request.options["index"] == "all")
+        self.layout = layout
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // One environment per file: the same file under another spelling must not open twice.
+        let path = url.standardizedFileURL.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
+        let environment = try LMDBEnvironment.open(path: path, options: request.options)
+        self.environment = environment
+        self.keyLimit = min(environment.maxKeySize, 480)
+        do {
+            let opened = try environment.write { txn in try Self.prepare(txn, layout: layout, request: request, path: url.path) }
+            identifier = opened.identifier
+            handles = opened.handles
+        } catch {
+            environment.release()
+            throw error
+        }
+        codec = RowCodec(layout: layout, storeIdentifier: identifier)
+        capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts])
+            .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])
+    }
+
+    /// Reads (or, in an empty environment, writes) the store's identity and opens the model's
+    /// databases; a store of another model opens none (the coordinator refuses it).
+    private static func prepare(_ txn: LMDBTransaction, layout: LMDBLayout, request: StoreOpenRequest, path: String) throws -> (identifier: String, handles: LMDBHandles) {
+        let environment = txn.environment
+        let meta: MDB_dbi
+        if let existing = try environment.database(LMDBLayout.metadataName, in: txn, create: false, duplicates: false) {
+            meta = existing
+            guard let format = try txn.get(meta, Array(LMDBLayout.formatKey.utf8)), String(decoding: format, as: UTF8.self) == LMDBLayout.formatValue else {
+                throw StoreError(.corrupt, "\(path) is an LMDB environment but not an ObjectGraph store of a known format (its metadata has no format \(LMDBLayout.formatValue))")
+            }
+        } else {
+            guard try txn.mainDatabaseEntries() == 0 else {
+                throw StoreError(.corrupt, "\(path) is an LMDB environment but not an ObjectGraph store (it has no \(LMDBLayout.metadataName) database)")
+            }
+            meta = try environment.database(LMDBLayout.metadataName, in: txn, create: true, duplicates: false)!
+            for (key, value) in [(LMDBLayout.formatKey, LMDBLayout.formatValue), ("storeIdentifier", UUID().uuidString),
+                                 ("modelVersionHash", request.modelVersionHash), ("userInfo", "{}")] {
+                try txn.put(meta, Array(key.utf8), Array(value.utf8))
+            }
+        }
+        guard let identifier = try txn.get(meta, Array("storeIdentifier".utf8)).map({ String(decoding: $0, as: UTF8.self) }) else {
+            throw StoreError(.corrupt, "\(path) has no store identifier in its metadata")
+        }
+        let hash = try txn.get(meta, Array("modelVersionHash".utf8)).map { String(decoding: $0, as: UTF8.self) }
+        guard hash == request.modelVersionHash else { return (identifier, LMDBHandles(metadata: meta)) }
+        return (identifier, try LMDBHandles.open(layout, metadata: meta, in: txn))
+    }
+
+    func checkOpen() throws {
+        if closed.load(ordering: .acquiring) { throw StoreError(.closed, "the LMDB store at \(url.path) is closed") }
+    }
+
+    /// Runs `body` in a read-only snapshot transaction.
+    func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        try checkOpen()
+        return try environment.read(body)
+    }
+
+    /// The stored metadata.
+    public func metadata() throws -> StoreMetadata {
+        try read { txn in
+            func value(_ key: String) throws -> String? {
+                try txn.get(handles.metadata, Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) }
+            }
+            let userInfo = try value("userInfo").flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:]
+            return StoreMetadata(storeIdentifier: try value("storeIdentifier") ?? identifier, modelVersionHash: try value("modelVersionHash") ?? "", userInfo: userInfo)
+        }
+    }
+
+    /// Hands out keys from a block reserved in the file; a new block is reserved in its own
+    /// write transaction, past the counter and past every stored key, so keys are never reused
+    /// in this or any other process.
+    public func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64 {
+        try checkOpen()
+        let wanted = Int64(max(count, 0))
+        if let first = reserved.withLock({ blocks -> Int64? in
+            guard let block = blocks[rootEntity], block.count >= wanted else { return nil }
+            blocks[rootEntity] = block.lowerBound + wanted..<block.upperBound
+            return block.lowerBound
+        }) { return first }
+        guard let rows = handles.rows[rootEntity] else {
+            throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity hierarchy \(rootEntity)")
+        }
+        let counterKey = Array("pk:\(rootEntity)".utf8)
+        let block = try environment.write { txn -> Range<Int64> in
+            var first: Int64 = 1
+            if let stored = try txn.get(handles.metadata, counterKey) { first = try PrimaryKeyBytes.decode(stored) }
+            if let last = try txn.withCursor(rows, { try $0.move(MDB_LAST) }) { first = max(first, try PrimaryKeyBytes.decode(last.key) + 1) }
+            let end = first + wanted + Self.reservationBlock
+            try txn.put(handles.metadata, counterKey, PrimaryKeyBytes.encode(end))
+            return first..<end
+        }
+        reserved.withLock { $0[rootEntity] = block.lowerBound + wanted..<block.upperBound }
+        return block.lowerBound
+    }
+
+    /// Closes the store; the environment closes with its last store in the process.
+    public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        environment.release()
+    }
+}
+
+extension StoreDescription {
+    /// An LMDB store in the file at `url` (LMDB's lock file goes beside it, `-lock` appended).
+    /// Options: see ``LMDBStore``.
+    public static func lmdb(at url: URL, configuration: String? = nil, options: [String: String] = [:]) -> StoreDescription {
+        StoreDescription(type: "lmdb", url: url, configuration: configuration, options: options) { request in
+            try LMDBStore(request: request)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import CLMDB
+import ObjectGraph
+
+/// One LMDB transaction, read-only or read-write, valid only inside the closure that
+/// ``LMDBEnvironment`` hands it to. Byte views it returns point into the map and are valid
+/// until the transaction ends (or, in a write transaction, until the next write).
+struct LMDBTransaction {
+    let txn: OpaquePointer
+    let environment: LMDBEnvironment
+
+    /// The value stored under `key`, or `nil`.
+    func get(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> UnsafeRawBufferPointer? {
+        try key.withUnsafeBytes { raw in
+            var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            var v = MDB_val()
+            let rc = mdb_get(txn, dbi, &k, &v)
+            if rc == MDB_NOTFOUND { return nil }
+            try check(rc, "reading \(environment.path)")
+            return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+        }
+    }
+
+    /// Stores `value` under `key` (for a duplicate-sorted database, adds the pair).
+    func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], flags: UInt32 = 0) throws {
+        try key.withUnsafeBytes { rawKey in
+            try value.withUnsafeBytes { rawValue in
+                var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+                var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                let rc = mdb_put(txn, dbi, &k, &v, flags)
+                if rc == MDB_KEYEXIST && flags & UInt32(MDB_NODUPDATA) != 0 { return }
+                try check(rc, "writing \(environment.path)")
+            }
+        }
+    }
+
+    /// Deletes `key` (every duplicate), or only the pair `key`/`value`; `false` if absent.
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, _ key: [UInt8], value: [UInt8]? = nil) throws -> Bool {
+        try key.withUnsafeBytes { rawKey in
+            var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+            let rc: Int32
+            if let value {
+                rc = value.withUnsafeBytes { rawValue in
+                    var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                    return mdb_del(txn, dbi, &k, &v)
+                }
+            } else {
+                rc = mdb_del(txn, dbi, &k, nil)
+            }
+            if rc == MDB_NOTFOUND { return false }
+            try check(rc, "deleting from \(environment.path)")
+            return true
+        }
+    }
+
+    /// A cursor on `dbi`, closed when `body` returns.
+    func withCursor<T>(_ dbi: MDB_dbi, _ body: (LMDBCursor) throws -> T) throws -> T {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor on \(environment.path)")
+        defer { mdb_cursor_close(cursor) }
+        return try body(LMDBCursor(cursor: cursor!, path: environment.path))
+    }
+
+    /// Every value stored under `key` in a duplicate-sorted database, in order.
+    func duplicates(_ dbi: MDB_dbi, _ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try withCursor(dbi) { cursor in
+            guard var entry = try cursor.position(MDB_SET_KEY, key: key) else { return }
+            while true {
+                try body(entry.value)
+                guard let next = try cursor.move(MDB_NEXT_DUP) else { return }
+                entry = next
+            }
+        }
+    }
+}
+
+/// A cursor inside an ``LMDBTransaction``.
+struct LMDBCursor {
+    let cursor: OpaquePointer
+    let path: String
+
+    typealias Entry = (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+
+    /// Moves without a key (`MDB_FIRST`, `MDB_NEXT`, `MDB_NEXT_DUP`, `MDB_PREV_NODUP`, …).
+    func move(_ op: MDB_cursor_op) throws -> Entry? {
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, op)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "moving a cursor in \(path)")
+        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+    }
+
+    /// Moves to `key` (`MDB_SET_KEY`) or the first key at or after it (`MDB_SET_RANGE`).
+    func position(_ op: MDB_cursor_op, key: [UInt8]) throws -> Entry? {
+        try key.withUnsafeBytes { raw in
+            var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            var v = MDB_val()
+            let rc = mdb_cursor_get(cursor, &k, &v, op)
+            if rc == MDB_NOTFOUND { return nil }
+            try check(rc, "positioning a cursor in \(path)")
+            return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+        }
+    }
+
+    /// Moves to the pair `key`/`value` of a duplicate-sorted database (`MDB_GET_BOTH`).
+    func find(key: [UInt8], value: [UInt8]) throws -> Bool {
+        try key.withUnsafeBytes { rawKey in
+            try value.withUnsafeBytes { rawValue in
+                var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+                var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                let rc = mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH)
+                if rc == MDB_NOTFOUND { return false }
+                try check(rc, "looking up a pair in \(path)")
+                return true
+            }
+        }
+    }
+
+    /// The number of duplicates of the current key, without reading them.
+    func duplicateCount() throws -> Int {
+        var count = 0
+        try check(mdb_cursor_count(cursor, &count), "counting duplicates in \(path)")
+        return count
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import ObjectGraph
+
+/// The compact, versioned encoding of a stored row (the value in a hierarchy's row database):
+///
+///     u8 format (1) · u16 entity code · u64 version ·
+///     u16 n · n × attribute value · u16 m · m × to-one reference
+///
+/// An attribute value is a tag byte and its payload (integer and double as 8 big-endian
+/// bytes, strings, data, decimals and URIs as u32 length + bytes, a date as its reference-date
+/// seconds as a double, a UUID as 16 bytes). A reference is 0 (none), or 1 · u16 entity code ·
+/// i64 key, or 2 · name · i64 key for an entity outside the store.
+struct RowCodec {
+    let layout: LMDBLayout
+    let storeIdentifier: String
+
+    static let format: UInt8 = 1
+
+    private enum Tag: UInt8 {
+        case null = 0, integer, double, decimal, string, bool, date, data, uuid, uri
+    }
+
+    func encode(_ row: RowSnapshot) -> [UInt8] {
+        var writer = ByteWriter(capacity: 32 + row.attributes.count * 12)
+        writer.u8(Self.format)
+        writer.u16(layout.codes[row.objectID.entityName] ?? UInt16.max)
+        writer.u64(UInt64(bitPattern: row.version))
+        writer.u16(UInt16(row.attributes.count))
+        for value in row.attributes { Self.write(value, to: &writer) }
+        writer.u16(UInt16(row.toOne.count))
+        for destination in row.toOne { writeReference(destination, to: &writer) }
+        return writer.bytes
+    }
+
+    func writeReference(_ id: ObjectID?, to writer: inout ByteWriter) {
+        guard let id, let pk = id.primaryKey else { writer.u8(0); return }
+        if let code = layout.codes[id.entityName] {
+            writer.u8(1)
+            writer.u16(code)
+        } else {
+            writer.u8(2)
+            writer.blob(Array(id.entityName.utf8))
+        }
+        writer.orderedInt64(pk)
+    }
+
+    func readReference(_ reader: inout ByteReader) throws -> ObjectID? {
+        switch try reader.u8() {
+        case 0: return nil
+        case 1:
+            let name = try entityName(try reader.u16())
+            return ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: try reader.orderedInt64())
+        case 2:
+            let name = try reader.string()
+            return ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: try reader.orderedInt64())
+        default: throw ByteReader.Truncated()
+        }
+    }
+
+    func entityName(_ code: UInt16) throws -> String {
+        guard Int(code) < layout.entityNames.count else { throw ByteReader.Truncated() }
+        return layout.entityNames[Int(code)]
+    }
+
+    /// The concrete entity of an encoded row, without decoding the rest.
+    func entityCode(of bytes: UnsafeRawBufferPointer) -> UInt16? {
+        guard bytes.count >= 3 else { return nil }
+        return UInt16(bytes[1]) << 8 | UInt16(bytes[2])
+    }
+
+    /// The optimistic-lock version of an encoded row.
+    func version(of bytes: UnsafeRawBufferPointer) throws -> Int64 {
+        var reader = ByteReader(bytes)
+        reader.offset = 3
+        return Int64(bitPattern: try reader.u64())
+    }
+
+    func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64) throws -> RowSnapshot {
+        var reader = ByteReader(bytes)
+        guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
+        let name = try entityName(try reader.u16())
+        let version = Int64(bitPattern: try reader.u64())
+        let attributeCount = Int(try reader.u16())
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(attributeCount)
+        for _ in 0..<attributeCount { attributes.append(try Self.read(&reader)) }
+        let toOneCount = Int(try reader.u16())
+        var toOne: [ObjectID?] = []
+        toOne.reserveCapacity(toOneCount)
+        for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
+        return RowSnapshot(
+            objectID: ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+            version: version, attributes: attributes, toOne: toOne)
+    }
+
+    private static func write(_ value: AttributeValue, to writer: inout ByteWriter) {
+        switch value {
+        case .null: writer.u8(Tag.null.rawValue)
+        case .integer(let v): writer.u8(Tag.integer.rawValue); writer.u64(UInt64(bitPattern: v))
+        case .double(let v): writer.u8(Tag.double.rawValue); writer.u64(v.bitPattern)
+        case .decimal(let v): writer.u8(Tag.decimal.rawValue); writer.blob(Array(v.description.utf8))
+        case .string(let v): writer.u8(Tag.string.rawValue); writer.blob(Array(v.utf8))
+        case .bool(let v): writer.u8(Tag.bool.rawValue); writer.u8(v ? 1 : 0)
+        case .date(let v): writer.u8(Tag.date.rawValue); writer.u64(v.timeIntervalSinceReferenceDate.bitPattern)
+        case .data(let v): writer.u8(Tag.data.rawValue); writer.blob(v)
+        case .uuid(let v):
+            writer.u8(Tag.uuid.rawValue)
+            withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
+        case .uri(let v): writer.u8(Tag.uri.rawValue); writer.blob(Array(v.absoluteString.utf8))
+        }
+    }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    private static func read(_ reader: inout ByteReader) throws -> AttributeValue {
+        guard let tag = Tag(rawValue: try reader.u8()) else { throw ByteReader.Truncated() }
+        switch tag {
+        case .null: return .null
+        case .integer: return .integer(Int64(bitPattern: try reader.u64()))
+        case .double: return .double(Double(bitPattern: try reader.u64()))
+        case .decimal:
+            guard let value = Decimal(string: try reader.string(), locale: posix) else { throw ByteReader.Truncated() }
+            return .decimal(value)
+        case .string: return .string(try reader.string())
+        case .bool: return .bool(try reader.u8() != 0)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.u64())))
+        case .data: return .data(Data(try reader.blob()))
+        case .uuid:
+            var bytes: [UInt8] = []
+            for _ in 0..<16 { bytes.append(try reader.u8()) }
+            let uuid = bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
+            return .uuid(UUID(uuid: uuid))
+        case .uri:
+            guard let url = URL(string: try reader.string()) else { throw ByteReader.Truncated() }
+            return .uri(url)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphLMDB
+
+/// The LMDB files the LMDB workloads start from, created once per run (untimed) and copied
+/// per repetition when a workload writes — as ``Fixtures`` does for SQLite.
+///
+/// The empty store is created by opening a ``PersistentContainer`` on it, so its named
+/// databases and metadata are the store's own; the chat template is then filled through raw
+/// LMDB with exactly the rows and member entries the store writes. Reading workloads give the
+/// raw side its own copy of the template: LMDB must not be opened twice in one process.
+final class LMDBFixtures {
+    let base: Fixtures
+    private var counter = 0
+    private var emptyStoreURL: URL?
+    private var chatTemplateURL: URL?
+
+    init(_ base: Fixtures) { self.base = base }
+
+    var sizes: Sizes { base.sizes }
+
+    func newURL(_ stem: String) -> URL {
+        counter += 1
+        return base.directory.appendingPathComponent("\(stem)-\(counter).lmdb")
+    }
+
+    func openContainer(_ url: URL) throws -> PersistentContainer {
+        try PersistentContainer(model: base.model, stores: [.lmdb(at: url)])
+    }
+
+    /// Removes a store file and its lock file.
+    func remove(_ url: URL) {
+        for suffix in ["", "-lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+
+    /// A fresh copy of `template` (which no environment of this process has open).
+    func copy(_ template: URL, as stem: String) throws -> URL {
+        let url = newURL(stem)
+        remove(url)
+        try FileManager.default.copyItem(at: template, to: url)
+        return url
+    }
+
+    func emptyStore() throws -> URL {
+        if let emptyStoreURL { return emptyStoreURL }
+        let url = newURL("empty")
+        try openContainer(url).close()
+        emptyStoreURL = url
+        return url
+    }
+
+    /// Chats 1…C, each with messages `(c-1)·M+1 … c·M` in insertion order.
+    func chatTemplate() throws -> URL {
+        if let chatTemplateURL { return chatTemplateURL }
+        let url = try copy(try emptyStore(), as: "chat-template")
+        do {
+            let db = try RawLMDB(path: url.path)
+            try db.write { txn in try LMDBWorkloads.insertChats(db, txn, sizes: sizes) }
+        }
+        chatTemplateURL = url
+        return url
+    }
+}

@@ -1,0 +1,191 @@
+import CLMDB
+import Foundation
+import ObjectGraph
+
+/// The chat workloads on ObjectGraph's LMDB store, against raw LMDB doing the same work on
+/// the same layout (see ``RawLMDB``). The ObjectGraph side runs the very same code as on
+/// SQLite (``ChatBodies``).
+enum LMDBWorkloads {
+    static let all: [Workload] = [insert, fetchAll, chatMessages, faultByID, countPerChat, countGrouped, cascadeDelete, update]
+
+    /// Raw inserts shared by the template and the raw side of `insert`: each chat row, each
+    /// message row, and each message's entry among its chat's members.
+    static func insertChats(_ db: RawLMDB, _ txn: OpaquePointer, sizes: Sizes, tally: UnsafeMutablePointer<Tally>? = nil) throws {
+        var pk: Int64 = 0
+        for c in 1...sizes.chats {
+            try db.put(txn, db.chats, Int64(c), RawLMDB.chatRow(title: BenchmarkData.chatTitle(c), version: 1))
+            for index in 0..<sizes.messagesPerChat {
+                pk += 1
+                let text = BenchmarkData.messageText(chat: c, index: index)
+                let sentAt = BenchmarkData.sentAt(chat: c, index: index, perChat: sizes.messagesPerChat)
+                try db.put(txn, db.messages, pk, RawLMDB.messageRow(text: text, sentAt: sentAt, chat: Int64(c), version: 1))
+                try db.put(txn, db.members, Int64(c), RawLMDB.memberEntry(pk, code: RawLMDB.messageCode), flags: UInt32(MDB_NODUPDATA))
+                tally?.pointee.add(UInt64(text.utf8.count))
+            }
+        }
+    }
+
+    /// What a chat file holds, read back through raw LMDB (untimed), with the same checksum as
+    /// the SQLite table's ``ChatWorkloads/storedState(_:)``: every message with its chat's
+    /// title, every chat; and no message whose chat is gone, and no member entry left over.
+    static func storedState(_ url: URL) throws -> Tally {
+        let db = try RawLMDB(path: url.path)
+        return try db.read { txn in
+            var tally = Tally()
+            var chats = 0
+            try db.scan(txn, db.chats) { _, value in
+                let chat = try RawLMDB.decodeChat(value)
+                tally.add(fnv(chat.title) &+ UInt64(chat.version))
+                chats += 1
+            }
+            var memberEntries = 0
+            try db.scan(txn, db.members) { _, _ in memberEntries += 1 }
+            var messages = 0
+            try db.scan(txn, db.messages) { pk, value in
+                let message = try RawLMDB.decodeMessage(value)
+                guard let chatRow = try db.get(txn, db.chats, message.chat) else {
+                    throw BenchmarkFailure("\(url.lastPathComponent) holds message \(pk) whose chat \(message.chat) is gone")
+                }
+                let title = try RawLMDB.decodeChat(chatRow).title
+                tally.add(fnv(title) &* 31 &+ fnv(message.text) &+ message.sentAt.bitPattern &+ UInt64(message.version) &* 7)
+                messages += 1
+            }
+            guard memberEntries == messages else {
+                throw BenchmarkFailure("\(url.lastPathComponent) holds \(memberEntries) member entries for \(messages) messages")
+            }
+            return tally
+        }
+    }
+
+    /// A reading workload's files: the store's template for ObjectGraph, a copy for raw.
+    final class Shared {
+        let reader: ChatWorkloads.SharedReader
+        let raw: RawLMDB
+        let rawURL: URL
+        init(_ fixtures: Fixtures) throws {
+            let template = try fixtures.lmdb.chatTemplate()
+            reader = ChatWorkloads.SharedReader(try fixtures.lmdb.openContainer(template))
+            rawURL = try fixtures.lmdb.copy(template, as: "chat-raw")
+            raw = try RawLMDB(path: rawURL.path)
+        }
+    }
+
+    /// A reading workload: the ObjectGraph body, and the raw body given the raw environment.
+    static func reading(_ name: String, _ summary: String, objectGraph: @escaping @Sendable (ManagedObjectContext, ChatWorkloads.SharedReader, Sizes) throws -> Tally,
+                        raw: @escaping @Sendable (RawLMDB, Sizes) throws -> Tally) -> Workload {
+        Workload(name: name, summary: summary) { fixtures in
+            let shared = try Shared(fixtures)
+            let sizes = fixtures.sizes
+            return Sides(
+                objectGraph: {
+                    let context = shared.reader.freshContext()
+                    return Run(body: { try objectGraph(context, shared.reader, sizes) }, context: context)
+                },
+                raw: { Run(body: { try raw(shared.raw, sizes) }) },
+                teardown: { shared.reader.container.close(); fixtures.lmdb.remove(shared.rawURL) })
+        }
+    }
+
+    static let fetchAll = reading("fetch-all", "fetch every message with faults off, touch text and sentAt; raw: one cursor over the message rows") { context, _, _ in
+        try ChatBodies.fetchAll(context)
+    } raw: { db, _ in
+        try db.read { txn in
+            var messages: [ChatWorkloads.RawMessage] = []
+            try db.scan(txn, db.messages) { pk, value in
+                let fields = try RawLMDB.decodeMessage(value)
+                messages.append(ChatWorkloads.RawMessage(pk: pk, text: fields.text, sentAt: fields.sentAt, chat: fields.chat))
+            }
+            var tally = Tally()
+            for message in messages { tally.add(UInt64(message.text.utf8.count) &+ message.sentAt.bitPattern) }
+            return tally
+        }
+    }
+
+    static let chatMessages = reading("chat-messages", "per chat: fetch its messages (chat == X) sorted by sentAt, faults off; raw: its member keys, each row, sort") { context, reader, sizes in
+        try ChatBodies.chatMessages(context, chats: (1...sizes.chats).map { reader.id("Chat", $0) })
+    } raw: { db, sizes in
+        var tally = Tally()
+        var keys: [Int64] = []
+        for c in 1...sizes.chats {
+            let messages = try db.read { txn in
+                keys.removeAll(keepingCapacity: true)
+                try db.messageKeys(txn, chat: Int64(c), into: &keys)
+                return try keys.map { pk in
+                    guard let row = try db.get(txn, db.messages, pk) else { throw BenchmarkFailure("raw: message \(pk) is missing") }
+                    let fields = try RawLMDB.decodeMessage(row)
+                    return ChatWorkloads.RawMessage(pk: pk, text: fields.text, sentAt: fields.sentAt, chat: fields.chat)
+                }
+            }.sorted { ($0.sentAt, $0.pk) < ($1.sentAt, $1.pk) }
+            for (position, message) in messages.enumerated() {
+                tally.add(UInt64(position + 1) &* UInt64(message.pk) &+ UInt64(message.text.utf8.count))
+            }
+        }
+        return tally
+    }
+
+    static let faultByID = Workload(
+        name: "fault-by-id",
+        summary: "fire one fault per message ID in random order; raw: one read transaction and get per ID"
+    ) { fixtures in
+        let shared = try Shared(fixtures)
+        var generator = SplitMix64(seed: 42)
+        let keys = Array(1...fixtures.sizes.messages).shuffled(using: &generator)
+        return Sides(
+            objectGraph: {
+                let context = shared.reader.freshContext()
+                let ids = keys.map { shared.reader.id("Message", $0) }
+                return Run(body: { ChatBodies.faultByID(context, messages: ids) }, context: context)
+            },
+            raw: {
+                Run(body: {
+                    var tally = Tally()
+                    for key in keys {
+                        let message = try shared.raw.read { txn in
+                            guard let row = try shared.raw.get(txn, shared.raw.messages, Int64(key)) else { throw BenchmarkFailure("raw: message \(key) is missing") }
+                            let fields = try RawLMDB.decodeMessage(row)
+                            return ChatWorkloads.RawMessage(pk: Int64(key), text: fields.text, sentAt: fields.sentAt, chat: fields.chat)
+                        }
+                        tally.add(UInt64(message.text.utf8.count) &+ UInt64(message.pk))
+                    }
+                    return tally
+                })
+            },
+            teardown: { shared.reader.container.close(); fixtures.lmdb.remove(shared.rawURL) })
+    }
+
+    static let countPerChat = reading("count-per-chat", "per chat: count(for:) its messages (chat == X); raw: mdb_cursor_count on its member keys") { context, reader, sizes in
+        try ChatBodies.countPerChat(context, chats: (1...sizes.chats).map { reader.id("Chat", $0) })
+    } raw: { db, sizes in
+        var tally = Tally()
+        for c in 1...sizes.chats {
+            let count = try db.read { txn -> Int in
+                var cursor: OpaquePointer?
+                try RawLMDB.check(mdb_cursor_open(txn, db.members, &cursor), "cursor")
+                defer { mdb_cursor_close(cursor) }
+                return RawLMDB.withKey(Int64(c)) { key in
+                    var data = MDB_val()
+                    var count = 0
+                    if mdb_cursor_get(cursor, &key, &data, MDB_SET_KEY) == MDB_SUCCESS { mdb_cursor_count(cursor, &count) }
+                    return count
+                }
+            }
+            tally.add(UInt64(count) &* UInt64(c))
+        }
+        return tally
+    }
+
+    static let countGrouped = reading("count-grouped", "message count per chat grouped by chat.title; raw: one cursor over the messages, counted by chat, then each chat's title") { context, _, _ in
+        try ChatBodies.countGrouped(context)
+    } raw: { db, _ in
+        try db.read { txn in
+            var counts: [Int64: Int] = [:]
+            try db.scan(txn, db.messages) { _, value in counts[try RawLMDB.decodeMessage(value).chat, default: 0] += 1 }
+            var tally = Tally()
+            for (chat, count) in counts {
+                guard let row = try db.get(txn, db.chats, chat) else { throw BenchmarkFailure("raw: chat \(chat) is missing") }
+                tally.add(fnv(try RawLMDB.decodeChat(row).title) &* UInt64(count))
+            }
+            return tally
+        }
+    }
+}

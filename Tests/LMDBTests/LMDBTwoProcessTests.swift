@@ -1,0 +1,73 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphLMDB
+import Testing
+
+/// Two processes reading and writing one LMDB environment. The second process is a Swift
+/// Testing exit test (a child of the test process) that finds the file through its parent's
+/// process ID. Both start from a tiny map, and the child writes far more than fits, so its
+/// saves grow the map and the parent must then adopt the grown size (`MDB_MAP_RESIZED`)
+/// before it can read or write again.
+@Suite("LMDB across processes")
+struct LMDBTwoProcessTests {
+    static func store(processID: Int32) -> StoreDescription {
+        .lmdb(at: FileManager.default.temporaryDirectory.appendingPathComponent("og-two-process-\(processID).lmdb"),
+              options: ["initialMapSize": "\(128 << 10)"])
+    }
+
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Entry") { e in
+                e.attribute("author", .string, indexed: true)
+                e.attribute("body", .string, optional: true)
+            }
+        }
+    }
+
+    static let bulk = 400
+    static let bulkBody = String(repeating: "lmdb ", count: 2_000)
+
+    @Test("each process sees the other's saves, across a map the other process grew")
+    func twoProcesses() async throws {
+        let path = try #require(Self.store(processID: getpid()).url).path
+        let removeFiles = { for suffix in ["", "-lock"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        removeFiles()
+        defer { removeFiles() }
+        let container = try PersistentContainer(model: try Self.model(), stores: [Self.store(processID: getpid())])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            try context.insertObject(entityName: "Entry").setValue("parent", forKey: "author")
+            try context.save()
+        }
+        let sizeBefore = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+
+        await #expect(processExitsWith: .success) {
+            let container = try PersistentContainer(model: try LMDBTwoProcessTests.model(), stores: [LMDBTwoProcessTests.store(processID: getppid())])
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                let authors = try context.fetch(FetchRequest<ManagedObject>(entityName: "Entry")).map { try $0.value(forKey: "author") as? String }
+                guard authors == ["parent"] else { exit(3) }
+                for index in 0..<LMDBTwoProcessTests.bulk {
+                    let entry = try context.insertObject(entityName: "Entry")
+                    try entry.setValue(index < 3 ? "child \(index)" : "bulk", forKey: "author")
+                    try entry.setValue(LMDBTwoProcessTests.bulkBody, forKey: "body")
+                }
+                try context.save()
+            }
+            container.close()
+        }
+
+        let sizeAfter = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(sizeAfter > sizeBefore + Self.bulk * Self.bulkBody.utf8.count / 2, "the child's save outgrew the map the parent had")
+        try context.performAndWait {
+            try context.insertObject(entityName: "Entry").setValue("parent again", forKey: "author")
+            try context.save()
+            let named = try context.fetch(FetchRequest<ManagedObject>(entityName: "Entry", predicate: key("author") != "bulk", sortKeys: [SortKey("author")]))
+            #expect(try named.map { try $0.value(forKey: "author") as? String } == ["child 0", "child 1", "child 2", "parent", "parent again"])
+            let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Entry"))
+            #expect(all.count == Self.bulk + 2)
+            #expect(Set(all.map(\.objectID)).count == all.count, "keys allocated by the two processes never collide")
+        }
+        container.close()
+    }
+}
