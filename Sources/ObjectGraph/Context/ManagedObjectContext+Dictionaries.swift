@@ -101,8 +101,8 @@ extension ManagedObjectContext {
         return rows
     }
 
-    /// The groups as SQL-style aggregates from the store, when the store answers them and no
-    /// unsaved change could alter them; `nil` otherwise.
+    /// The groups computed from stored rows (by the store natively when it can, else by the
+    /// coordinator from row snapshots), when no unsaved change could alter them; `nil` otherwise.
     private func storeGroups<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn]) throws -> [FetchedRow]? {
         guard !request.propertiesToGroupBy.isEmpty || columns.contains(where: \.isAggregate) else { return nil }
         try processPendingChanges()
@@ -129,8 +129,8 @@ extension ManagedObjectContext {
         storeRequest.offset = 0
         storeRequest.limit = nil
         storeRequest.resultType = .groups(StoreGrouping(keys: request.propertiesToGroupBy, aggregates: aggregates))
-        guard let groups = try coordinator.groups(storeRequest) else { return nil }
         statisticsStorage.storeRoundTrips += 1
+        let groups = try coordinator.groups(storeRequest)
         let keyCount = request.propertiesToGroupBy.count
         return groups.map { values in
             var row = FetchedRow()

@@ -69,17 +69,6 @@ extension PersistentStoreCoordinator {
         return try fetch(full).ids.count
     }
 
-    /// The groups of a grouped fetch when its one store answers them natively; `nil` when the
-    /// shared layer must compute them (several stores, no ``StoreCapabilities/groups``, or
-    /// the store declined).
-    func groups(_ request: StoreFetchRequest) throws -> [[AttributeValue]]? {
-        let entries = try self.entries(holding: request.entity.name)
-        guard entries.count == 1, entries[0].store.capabilities.contains(.groups), case .groups = request.resultType else { return nil }
-        let entry = entries[0]
-        let result = try entry.gate.read { try entry.store.fetch(request) }
-        return result.applied.contains(.predicate) ? result.groups : nil
-    }
-
     static func slice<T>(_ items: [T], offset: Int, limit: Int?) -> [T] {
         let start = min(max(offset, 0), items.count)
         let end = limit.map { min(items.count, start + max($0, 0)) } ?? items.count
