@@ -28,10 +28,8 @@ extension ManagedObjectContext {
         if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
 
         try obtainPermanentIDs(for: inserted)
-        let changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
-        statisticsStorage.storeRoundTrips += 1
-        try coordinator.save(changes)
-        commitSave(changes, saved: inserted + updated)
+        // Version conflicts are resolved by the merge policy (ManagedObjectContext+Conflicts).
+        try sendSave(inserted: inserted, updated: updated, deleted: deleted)
     }
 
     /// Clears references to objects inserted and deleted before this save.
@@ -106,7 +104,7 @@ extension ManagedObjectContext {
         _ = affected
     }
 
-    private func buildChangeSet(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws -> StoreChangeSet {
+    func buildChangeSet(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
         changes.inserted.reserveCapacity(inserted.count)
         for object in inserted {
@@ -116,6 +114,7 @@ extension ManagedObjectContext {
         for object in updated {
             let persistentChange = object.changedAttributeSlots.contains { !object.entity.attributes[$0].isTransient }
                 || object.changedToOneSlots.contains { !object.entity.toOneRelationships[$0].isTransient }
+                || Self.hasPersistentMembershipChanges(object)
             if persistentChange, let committed = object.committedSnapshot {
                 changes.updated.append(RowUpdate(values: snapshot(of: object, version: committed.version + 1), expectedVersion: committed.version))
             }
@@ -150,7 +149,7 @@ extension ManagedObjectContext {
         }
     }
 
-    private func commitSave(_ changes: StoreChangeSet, saved savedObjects: [ManagedObject]) {
+    func commitSave(_ changes: StoreChangeSet, saved savedObjects: [ManagedObject]) {
         var saved = ContextDidSave(inserted: [], updated: [], deleted: [])
         let rows = Dictionary(uniqueKeysWithValues: (changes.inserted + changes.updated.map(\.values)).map { ($0.objectID, $0) })
         for object in savedObjects {

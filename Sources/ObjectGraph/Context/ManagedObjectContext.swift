@@ -66,6 +66,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// only objects with unsaved changes are held strongly; others live while the app holds them).
     public var retainsRegisteredObjects = false
 
+    /// How ``save()`` resolves optimistic-locking conflicts; ``MergePolicy/error`` (throw
+    /// ``MergeConflictError``) by default.
+    public var mergePolicy: MergePolicy = .error
+    /// Observes other contexts' saves while automatic merging is on (ManagedObjectContext+Merging).
+    var automaticMerge: AutomaticMerge?
+
     private static let tokens = Atomic<Int>(0)
 
     /// Creates a context on `coordinator`.
