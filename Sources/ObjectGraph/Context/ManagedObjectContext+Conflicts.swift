@@ -30,15 +30,15 @@ extension ManagedObjectContext {
     /// A membership change is a change of both ends' rows: it bumps their versions, so a
     /// concurrent delete of either end is detected (otherwise a message added to a chat that
     /// another context deletes would be left pointing at nothing). A changed object still a
-    /// fault has no version yet: its row is read now, in one round trip. One whose row is gone
+    /// fault has no values or version loaded: its row is read now, in one round trip. One whose row is gone
     /// only had an inverse end updated (say, leaving a no-action owner deleted long ago): it is
     /// dropped — unless this save's changes point at it, which under the error policy is a
     /// conflict and otherwise clears those references.
     private func loadVersionsForMembershipChanges(_ updated: inout [ManagedObject]) throws {
-        let unread = updated.filter { $0.committedSnapshot == nil && Self.hasPersistentMembershipChanges($0) }
+        let unread = updated.filter { $0.isFaultStorage && Self.hasPersistentMembershipChanges($0) }
         guard !unread.isEmpty else { return }
         try fulfillFaults(unread)
-        let gone = Set(unread.filter { $0.committedSnapshot == nil }.map(\.objectID))
+        let gone = Set(unread.filter(\.isFaultStorage).map(\.objectID))
         guard !gone.isEmpty else { return }
         if mergePolicy == .error && changesRefer(to: gone) {
             let error = StoreError(.conflict, "\(gone.count) object\(gone.count == 1 ? "" : "s") changed here were deleted by another save", conflicts: gone.map {
