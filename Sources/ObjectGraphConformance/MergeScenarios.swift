@@ -138,8 +138,8 @@ enum MergeScenarios {
 
 /// A value written on one thread and read on another.
 final class SharedValue<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
+    private let mutex: Guarded<Value>
+    init(_ value: Value) { mutex = Guarded(value) }
     func get() -> Value { mutex.withLock { $0 } }
     func set(_ value: Value) { mutex.withLock { $0 = value } }
     func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }

@@ -2,11 +2,11 @@ import Foundation
 
 /// Merging what other contexts saved, by object ID, manually or automatically.
 extension ManagedObjectContext {
-    /// Whether the context merges, on its own queue, what other contexts save to the same
-    /// coordinator (Core Data's name; for a root context the "parent" is its coordinator).
+    /// Whether the context merges, on its own queue, what other contexts save into the same
+    /// target — the same coordinator for root contexts, the same parent for child contexts —
+    /// and what a child's parent saves (Core Data's name; a root's "parent" is its coordinator).
     ///
-    /// Each ``Foundation/Notification/Name/objectGraphContextDidSave`` of another context on the
-    /// same coordinator schedules ``mergeChanges(fromContextDidSave:)`` on this context's queue
+    /// Each such ``Foundation/Notification/Name/objectGraphContextDidSave`` schedules ``mergeChanges(fromContextDidSave:)`` on this context's queue
     /// (like ``enqueue(_:)``), so the merge has happened once a later `perform` or
     /// `performAndWait` block runs. A merge that fails to read the store leaves the objects as
     /// they were (they are refreshed when next refreshed or merged).
@@ -47,10 +47,14 @@ extension ManagedObjectContext {
             }
         }
         guard !stale.isEmpty else { return }
+        // A child's rows come from its parent, whose versions a sibling's save does not bump:
+        // read them again and install them whatever their version.
+        let nested = parentStorage != nil
+        if nested { coordinator.rowCache.remove(stale.map(\.objectID)) }
         var fresh: [ObjectID: RowSnapshot] = [:]
         var unread: [ObjectID] = []
         for object in stale {
-            if let cached = coordinator.rowCache.snapshot(for: object.objectID),
+            if !nested, let cached = coordinator.rowCache.snapshot(for: object.objectID),
                cached.version > (object.committedSnapshot?.version ?? 0) {
                 fresh[object.objectID] = cached
             } else {
@@ -63,7 +67,7 @@ extension ManagedObjectContext {
         }
         for object in stale {
             // No row: deleted by a later save, whose own notification merges that.
-            guard let row = fresh[object.objectID], row.version > (object.committedSnapshot?.version ?? 0) else { continue }
+            guard let row = fresh[object.objectID], nested || row.version > (object.committedSnapshot?.version ?? 0) else { continue }
             install(row, keepingChangesOf: object)
         }
     }
@@ -90,7 +94,7 @@ final class AutomaticMerge {
     init(_ context: ManagedObjectContext) {
         observer = NotificationCenter.default.addObserver(forName: .objectGraphContextDidSave, object: nil, queue: nil) { [weak context] note in
             guard let context, let sender = note.object as? ManagedObjectContext, sender !== context,
-                  sender.coordinator === context.coordinator,
+                  sender.saveTarget === context.saveTarget || sender === context.parent,
                   let changes = note.userInfo?[ContextDidSave.key] as? ContextDidSave else { return }
             context.enqueue { [weak context] in try? context?.mergeChanges(fromContextDidSave: changes) }
         }

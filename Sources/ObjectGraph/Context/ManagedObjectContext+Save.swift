@@ -126,7 +126,7 @@ extension ManagedObjectContext {
         return changes
     }
 
-    private func snapshot(of object: ManagedObject, version: Int64) -> RowSnapshot {
+    func snapshot(of object: ManagedObject, version: Int64) -> RowSnapshot {
         var attributes = object.attributeValues
         for attribute in object.entity.attributes where attribute.isTransient { attributes[attribute.slot] = .null }
         var toOne = object.toOneValues

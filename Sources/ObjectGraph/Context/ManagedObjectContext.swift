@@ -59,7 +59,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var registrationsSinceDrain = 0
     /// IDs of registered objects that were deallocated, appended by ``ManagedObject``'s
     /// deinit on whatever thread released them; the context drains it on its own queue.
-    let graveyard = Mutex<[ObjectID]>([])
+    let graveyard = Guarded<[ObjectID]>([])
     var statisticsStorage = ContextStatistics()
 
     /// Whether the context keeps strong references to every registered object (by default
@@ -71,6 +71,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public var mergePolicy: MergePolicy = .error
     /// Observes other contexts' saves while automatic merging is on (ManagedObjectContext+Merging).
     var automaticMerge: AutomaticMerge?
+    /// The parent of a child context (ManagedObjectContext+Nested); `nil` for a root context.
+    var parentStorage: ManagedObjectContext?
 
     private static let tokens = Atomic<Int>(0)
 
