@@ -25,6 +25,7 @@ extension ManagedObjectContext {
             }
         }
         commitSave(changes, saved: inserted + updated)
+        undoStack?.removeAllActions()
     }
 
     /// A membership change is a change of both ends' rows: it bumps their versions, so a

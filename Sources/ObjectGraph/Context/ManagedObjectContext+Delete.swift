@@ -19,6 +19,7 @@ extension ManagedObjectContext {
 
     func markDeleted(_ object: ManagedObject) {
         guard !object.isDeletedStorage else { return }
+        noteUndoableChange(object)
         object.prepareForDeletion()
         object.isDeletedStorage = true
         if object.isInsertedStorage {
@@ -54,6 +55,7 @@ extension ManagedObjectContext {
                 index += 1
             }
         }
+        endAutomaticUndoGroup()
         if !changeLog.isEmpty {
             let changes = changeLog.take()
             NotificationCenter.default.post(

@@ -75,6 +75,7 @@ extension ManagedObjectContext {
         var map: [ObjectID: ObjectID] = [:]
         for (object, id) in zip(temporary, assigned) { map[object.objectID] = id }
         remapIDs(map)
+        undoStack?.remap(map)
     }
 
     /// Replaces temporary IDs everywhere they occur in the context.
@@ -221,6 +222,7 @@ extension ManagedObjectContext {
         pendingDeletes = []
         discardedInserts = [:]
         changeLog = ChangeLog()
+        undoStack?.removeAllActions()
     }
 
     /// Forgets every object: the context returns to its freshly created state. Objects the app
@@ -235,6 +237,7 @@ extension ManagedObjectContext {
         registry = [:]
         batchGroups = [:]
         retained = [:]
+        undoStack?.removeAllActions()
         insertedStorage = [:]
         updatedStorage = [:]
         deletedStorage = [:]

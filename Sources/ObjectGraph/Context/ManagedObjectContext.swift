@@ -73,6 +73,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var automaticMerge: AutomaticMerge?
     /// The parent of a child context (ManagedObjectContext+Nested); `nil` for a root context.
     var parentStorage: ManagedObjectContext?
+    /// The undo history: a ``ContextUndoStack`` by default for main-queue contexts, `nil` (no
+    /// undo, no recording cost) for private-queue ones. Use it on the context's queue.
+    public var undoStack: ContextUndoStack?
 
     private static let tokens = Atomic<Int>(0)
 
@@ -87,6 +90,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .privateQueue: queue = DispatchQueue(label: "objectgraph.context.\(self.name)")
         case .mainQueue: queue = DispatchQueue.main
         }
+        if concurrencyType == .mainQueue { undoStack = ContextUndoStack() }
     }
 
     /// The model the context's objects follow.
@@ -233,6 +237,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         guard !object.isInsertedStorage else { return }
         let entity = object.entity
+        noteUndoableChange(object)
         object.contextStorage = self
         object.attributeValues = entity.attributes.map(\.defaultValue)
         object.toOneValues = Array(repeating: nil, count: entity.toOneRelationships.count)

@@ -10,11 +10,14 @@ import Foundation
 /// it is not re-entrant.
 public final class Guarded<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    // Out of line, so that a zero-sized value (a plain lock, `Guarded<Void>`) never shares an
+    // address with the object's other fields in the sanitizer's access tracking.
+    private let storage: UnsafeMutablePointer<Value>
 
     /// Creates a lock protecting `value`.
     public init(_ value: Value) {
-        self.value = value
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -24,12 +27,14 @@ public final class Guarded<Value>: @unchecked Sendable {
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&storage.pointee)
     }
 }
