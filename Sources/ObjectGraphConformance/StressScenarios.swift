@@ -17,6 +17,11 @@ enum StressScenarios {
         ConformanceScenario("stress.concurrentContexts.graphStaysWhole") { env in
             try run(env, writers: 3, readers: 2, iterations: 300, seconds: 2)
         },
+        ConformanceScenario("stress.childContexts.graphStaysWhole") { env in
+            // Children of one parent work on their own threads and save into it, while the
+            // parent saves to the store now and then.
+            try run(env, writers: 3, readers: 1, iterations: 150, seconds: 1.5, nested: true)
+        },
     ]
 
     /// IDs each successful save reported, from whichever thread saved.
@@ -29,7 +34,7 @@ enum StressScenarios {
         var saves: Int { state.get().saves }
     }
 
-    static func run(_ env: ScenarioEnvironment, writers: Int, readers: Int, iterations: Int, seconds: Double) throws {
+    static func run(_ env: ScenarioEnvironment, writers: Int, readers: Int, iterations: Int, seconds: Double, nested: Bool = false) throws {
         let ledger = Ledger()
         let coordinator = env.container.coordinator
         let observer = NotificationCenter.default.addObserver(forName: .objectGraphContextDidSave, object: nil, queue: nil) { note in
@@ -53,8 +58,10 @@ enum StressScenarios {
         }
 
         let policies: [MergePolicy] = [.objectTrumps, .storeTrumps, .overwrite, .rollback]
+        let parent = nested ? env.newContext("parent") : nil
         let contexts = (0..<(writers + readers)).map { index in
-            let context = env.newContext(index < writers ? "writer\(index)" : "reader\(index - writers)")
+            let name = index < writers ? "writer\(index)" : "reader\(index - writers)"
+            let context = parent?.newChildContext(name: name) ?? env.newContext(name)
             context.automaticallyMergesChangesFromParent = true
             context.mergePolicy = policies[index % policies.count]
             return context
@@ -62,6 +69,7 @@ enum StressScenarios {
         let deadline = Date().addingTimeInterval(seconds)
         let failures = SharedValue<[String]>([])
         let conflicts = SharedValue(0)
+        let completed = SharedValue(0)
         runOnThreads(contexts.count) { index in
             let context = contexts[index]
             var random = SeededRandom(seed: UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15)
@@ -73,6 +81,8 @@ enum StressScenarios {
                         if index < writers {
                             try write(context, step: step, writer: index, held: &held, random: &random)
                             try context.save()
+                            if let parent, step % 10 == index { try parent.performAndWait { try parent.save() } }
+                            completed.update { $0 += 1 }
                         } else {
                             try read(context, random: &random)
                         }
@@ -88,8 +98,9 @@ enum StressScenarios {
                 }
             }
         }
+        if let parent { try parent.performAndWait { try parent.save() } }
         try check(failures.get().isEmpty, "unexpected errors: \(failures.get().prefix(5))")
-        try check(ledger.saves > 1, "the writers saved")
+        try check(ledger.saves > 1 && completed.get() >= writers * 10, "the writers saved (\(completed.get()) steps completed, \(conflicts.get()) unresolved conflicts)")
         try verify(env.newContext("verifier"), expected: ledger.alive)
     }
 

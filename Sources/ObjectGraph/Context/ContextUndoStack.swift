@@ -26,7 +26,7 @@ public final class ContextUndoStack {
 
     var undoGroups: [UndoGroup] = []
     var redoGroups: [UndoGroup] = []
-    var open: UndoGroup?
+    var current: UndoGroup?
     var explicitDepth = 0
     var isReplaying = false
 
@@ -34,7 +34,7 @@ public final class ContextUndoStack {
     public init() {}
 
     /// Whether there is something to undo.
-    public var canUndo: Bool { !undoGroups.isEmpty || !(open?.isEmpty ?? true) }
+    public var canUndo: Bool { !undoGroups.isEmpty || !(current?.isEmpty ?? true) }
     /// Whether there is something to redo.
     public var canRedo: Bool { !redoGroups.isEmpty }
     /// The number of complete groups that can be undone.
@@ -44,23 +44,23 @@ public final class ContextUndoStack {
     public func removeAllActions() {
         undoGroups = []
         redoGroups = []
-        open = nil
+        current = nil
     }
 
     /// Records `object`'s state before its first change in the open group.
     func willChange(_ object: ManagedObject, in context: ManagedObjectContext) {
         guard !isReplaying else { return }
-        if open == nil {
-            open = UndoGroup()
+        if current == nil {
+            current = UndoGroup()
             redoGroups = []
         }
-        open!.record(object, in: context)
+        current!.record(object, in: context)
     }
 
     /// Ends the open group, if it holds anything.
     func closeGroup() {
-        guard let group = open else { return }
-        open = nil
+        guard let group = current else { return }
+        current = nil
         guard !group.isEmpty else { return }
         undoGroups.append(group)
         if levelsOfUndo > 0 && undoGroups.count > levelsOfUndo { undoGroups.removeFirst(undoGroups.count - levelsOfUndo) }
@@ -68,7 +68,7 @@ public final class ContextUndoStack {
 
     /// Replaces temporary IDs in recorded states (after permanent IDs were obtained).
     func remap(_ map: [ObjectID: ObjectID]) {
-        for group in undoGroups + redoGroups + (open.map { [$0] } ?? []) { group.remap(map) }
+        for group in undoGroups + redoGroups + (current.map { [$0] } ?? []) { group.remap(map) }
     }
 }
 
