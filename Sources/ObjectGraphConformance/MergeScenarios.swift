@@ -17,8 +17,15 @@ enum MergeScenarios {
                 try writer.save()
             }
             try checkEqual(payload.updated, [id], "the payload lists the update")
+            let refreshed = SharedValue<Set<ObjectID>>([])
+            let observer = NotificationCenter.default.addObserver(forName: .objectGraphObjectsDidChange, object: reader, queue: nil) { note in
+                let ids = (note.userInfo?[ObjectsDidChange.key] as? ObjectsDidChange)?.refreshed.map(\.objectID) ?? []
+                refreshed.update { $0.formUnion(ids) }
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
             try reader.performAndWait {
                 try reader.mergeChanges(fromContextDidSave: payload)
+                try checkEqual(refreshed.get(), [id], "objects-did-change lists the refreshed object")
                 try check(!ada.isFault, "the merged object stays loaded")
                 try checkEqual(ada.name, "Ann", "the merged value")
                 try checkEqual(ada.age, 40, "the receiver's unsaved change survives")
@@ -50,8 +57,15 @@ enum MergeScenarios {
                 try writer.save()
             }
             try checkEqual(payload.deleted, [chatID, messageID], "the payload lists the cascade")
+            let invalidated = SharedValue<Set<ObjectID>>([])
+            let observer = NotificationCenter.default.addObserver(forName: .objectGraphObjectsDidChange, object: reader, queue: nil) { note in
+                let ids = (note.userInfo?[ObjectsDidChange.key] as? ObjectsDidChange)?.invalidated.map(\.objectID) ?? []
+                invalidated.update { $0.formUnion(ids) }
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
             try reader.performAndWait {
                 try reader.mergeChanges(fromContextDidSave: payload)
+                try checkEqual(invalidated.get(), [chatID, messageID], "objects-did-change lists the invalidated objects")
                 for object in [chat, message] as [ManagedObject] {
                     let error = try checkThrows(ObjectGraphError.self, "touching a merged delete") { _ = try object.value(forKey: object is Chat ? "title" : "text") }
                     try check(error.code == .objectInaccessible || error.code == .objectNotFound, "a clear code, got \(error.code)")

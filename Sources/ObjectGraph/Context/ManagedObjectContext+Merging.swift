@@ -31,12 +31,21 @@ extension ManagedObjectContext {
     ///   — never a crash inside the framework. A fault for such an ID throws
     ///   ``ObjectGraphError/Code/objectNotFound`` when it fires.
     /// - Inserted objects need nothing: fetches find them in the store.
+    ///
+    /// Afterwards ``Foundation/Notification/Name/objectGraphObjectsDidChange`` lists the
+    /// objects refreshed and invalidated (``ObjectsDidChange/refreshed``, ``ObjectsDidChange/invalidated``).
     public func mergeChanges(fromContextDidSave changes: ContextDidSave) throws {
         try checkQueue("mergeChanges(fromContextDidSave:)")
+        var invalidated: Set<ManagedObject> = []
         if !changes.deleted.isEmpty {
-            for id in changes.deleted { coordinator.rowCache.remove(id) }
+            for id in changes.deleted {
+                coordinator.rowCache.remove(id)
+                if let object = registry[id]?.object { invalidated.insert(object) }
+            }
             try dropObjectsDeletedElsewhere(changes.deleted)
         }
+        var refreshed: Set<ManagedObject> = []
+        defer { postMerged(refreshed: refreshed, invalidated: invalidated) }
         var stale: [ManagedObject] = []
         for id in changes.updated {
             guard let object = registry[id]?.object, object.contextStorage === self, !object.isDeletedStorage else { continue }
@@ -69,7 +78,15 @@ extension ManagedObjectContext {
             // No row: deleted by a later save, whose own notification merges that.
             guard let row = fresh[object.objectID], nested || row.version > (object.committedSnapshot?.version ?? 0) else { continue }
             install(row, keepingChangesOf: object)
+            refreshed.insert(object)
         }
+    }
+
+    /// Tells observers which objects a merge refreshed or invalidated.
+    private func postMerged(refreshed: Set<ManagedObject>, invalidated: Set<ManagedObject>) {
+        guard !refreshed.isEmpty || !invalidated.isEmpty else { return }
+        let changes = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: refreshed, invalidated: invalidated)
+        NotificationCenter.default.post(name: .objectGraphObjectsDidChange, object: self, userInfo: [ObjectsDidChange.key: changes])
     }
 
     /// Installs a newer stored row under `object`'s unsaved changes.
