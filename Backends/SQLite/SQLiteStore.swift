@@ -23,12 +23,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     public let url: URL
     let schema: SQLiteSchema
     let model: ManagedObjectModel
-    private let lock = Mutex<Void>(())
+    private let lock = Guarded<Void>(())
     let connection: SQLiteConnection
     private let closed = Atomic<Bool>(false)
     /// Idle read-only connections: in WAL mode they read the last committed state while the
     /// writer saves, so reads never wait behind a save.
-    private let readers = Mutex<[SQLiteConnection]>([])
+    private let readers = Guarded<[SQLiteConnection]>([])
 
     /// Opens (creating if needed) the store at `request.url`.
     public init(request: StoreOpenRequest) throws {

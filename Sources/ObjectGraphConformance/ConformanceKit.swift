@@ -9,6 +9,7 @@ public enum ConformanceKit {
         RelationshipScenarios.all + DeleteRuleScenarios.all + ContextScenarios.all
         + FaultingScenarios.all + ValidationScenarios.all + PersistenceScenarios.all
         + AttributeScenarios.all + FetchScenarios.all + ResultScenarios.all + PredicateScenarios.all
+        + ConflictScenarios.all + MergeScenarios.all + NestedContextScenarios.all + UndoScenarios.all + StressScenarios.all
 
     /// The scenario named `name`.
     public static func scenario(named name: String) -> ConformanceScenario? {

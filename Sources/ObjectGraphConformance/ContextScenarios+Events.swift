@@ -190,7 +190,7 @@ final class NotificationLog: Sendable {
         var malformed: Bool
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Guarded<[Entry]>([])
 
     func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
 

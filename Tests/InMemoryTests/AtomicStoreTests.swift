@@ -85,7 +85,8 @@ struct AtomicStoreTests {
             try first.save()
         }
         second.performAndWait {
-            let error = #expect(throws: StoreError.self) { try second.save() }
+            // The context reports the store's conflict as a MergeConflictError (error policy).
+            let error = #expect(throws: MergeConflictError.self) { try second.save() }?.underlying
             #expect(error?.code == .conflict)
             #expect(error?.conflicts.map(\.objectID) == [id])
             #expect(error?.conflicts.first?.expectedVersion == 1)

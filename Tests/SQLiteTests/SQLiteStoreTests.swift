@@ -128,8 +128,8 @@ struct SQLiteStoreTests {
             try first.save()
         }
         second.performAndWait {
-            let error = #expect(throws: StoreError.self) { try second.save() }
-            #expect(error?.code == .conflict)
+            let error = #expect(throws: MergeConflictError.self) { try second.save() }
+            #expect(error?.underlying.code == .conflict)
         }
         container.close()
         let reopened = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])

@@ -22,6 +22,10 @@ public struct ObjectsDidChange {
     public var updated: Set<ManagedObject>
     /// Objects deleted.
     public var deleted: Set<ManagedObject>
+    /// Objects that took newer stored values when another context's save was merged.
+    public var refreshed: Set<ManagedObject> = []
+    /// Objects that left the context because a merged save deleted their records.
+    public var invalidated: Set<ManagedObject> = []
 }
 
 /// What a save wrote, by object ID.

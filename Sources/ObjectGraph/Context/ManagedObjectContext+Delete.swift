@@ -19,6 +19,7 @@ extension ManagedObjectContext {
 
     func markDeleted(_ object: ManagedObject) {
         guard !object.isDeletedStorage else { return }
+        noteUndoableChange(object)
         object.prepareForDeletion()
         object.isDeletedStorage = true
         if object.isInsertedStorage {
@@ -57,6 +58,7 @@ extension ManagedObjectContext {
             }
             withExtendedLifetime(loaded) {}
         }
+        endAutomaticUndoGroup()
         if !changeLog.isEmpty {
             let changes = changeLog.take()
             NotificationCenter.default.post(
@@ -82,7 +84,12 @@ extension ManagedObjectContext {
         var toMany: [ObjectIdentifier: (RelationshipDescription, [ManagedObject])] = [:]
         for object in wave where !object.objectID.isTemporary && !object.isInaccessibleStorage {
             let entity = object.entity
-            if object.isFaultStorage && Self.rulesReadToOne(entity) { faults.append(object) }
+            // Rows whose to-many rules run are read too, before their members: the row's
+            // version then guards the members read (a member added by a concurrent save
+            // bumps it, and this delete conflicts instead of leaving that member dangling).
+            if object.isFaultStorage && (Self.rulesReadToOne(entity) || entity.toManyRelationships.contains(where: Self.ruleReadsDestinations)) {
+                faults.append(object)
+            }
             for relationship in entity.toManyRelationships where Self.ruleReadsDestinations(relationship) && object.toManyStates[relationship.slot].isFault {
                 toMany[ObjectIdentifier(relationship), default: (relationship, [])].1.append(object)
             }

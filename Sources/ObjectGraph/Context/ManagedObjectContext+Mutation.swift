@@ -23,6 +23,7 @@ extension ManagedObjectContext {
             checked = value
         }
         guard object.attributeValues[attribute.slot] != checked else { return }
+        noteUndoableChange(object)
         object.attributeValues[attribute.slot] = checked
         object.changedAttributeSlots.insert(attribute.slot)
         markUpdated(object)
@@ -56,6 +57,7 @@ extension ManagedObjectContext {
         }
         guard let destination else { return }
         if relationship.inverseIsToMany {
+            noteUndoableChange(destination)
             if destination.toManyStates[inverseSlot].add(object.objectID) { markUpdated(destination) }
         } else {
             try fulfillFaultIfNeeded(destination)
@@ -72,6 +74,7 @@ extension ManagedObjectContext {
     }
 
     func assignToOne(_ object: ManagedObject, _ relationship: RelationshipDescription, _ id: ObjectID?) {
+        noteUndoableChange(object)
         object.toOneValues[relationship.slot] = id
         object.changedToOneSlots.insert(relationship.slot)
         markUpdated(object)
@@ -81,6 +84,7 @@ extension ManagedObjectContext {
     func unlinkInverse(of relationship: RelationshipDescription, at destination: ManagedObject, from source: ManagedObject) throws {
         guard let inverseSlot = relationship.inverseSlot else { return }
         if relationship.inverseIsToMany {
+            noteUndoableChange(destination)
             if destination.toManyStates[inverseSlot].remove(source.objectID) { markUpdated(destination) }
         } else {
             do { try fulfillFaultIfNeeded(destination) } catch let error as ObjectGraphError where error.code == .objectNotFound {
@@ -98,6 +102,7 @@ extension ManagedObjectContext {
         try prepareForMutation(object, relationship.name)
         try checkDestination(destination, for: relationship, of: object)
         if index != nil { try loadToManyIfNeeded(object, relationship) }
+        noteUndoableChange(object)
         guard object.toManyStates[relationship.slot].add(destination.objectID, at: index) else {
             if let index { try moveToMany(object, relationship, destination, to: index) }
             return
@@ -105,11 +110,13 @@ extension ManagedObjectContext {
         markUpdated(object)
         guard let inverseSlot = relationship.inverseSlot else { return }
         if relationship.inverseIsToMany {
+            noteUndoableChange(destination)
             if destination.toManyStates[inverseSlot].add(object.objectID) { markUpdated(destination) }
         } else {
             try fulfillFaultIfNeeded(destination)
             if let previous = destination.toOneValues[inverseSlot], previous != object.objectID {
                 let previousOwner = registeredOrFault(previous)
+                noteUndoableChange(previousOwner)
                 if previousOwner.toManyStates[relationship.slot].remove(destination.objectID) { markUpdated(previousOwner) }
             }
             assignToOne(destination, model.inverse(of: relationship)!, object.objectID)
@@ -119,6 +126,7 @@ extension ManagedObjectContext {
     /// Removes `destination` from a to-many relationship and maintains the inverse.
     func removeFromToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject) throws {
         try prepareForMutation(object, relationship.name)
+        noteUndoableChange(object)
         guard object.toManyStates[relationship.slot].remove(destination.objectID) else { return }
         markUpdated(object)
         try unlinkInverse(of: relationship, at: destination, from: object)
@@ -132,6 +140,7 @@ extension ManagedObjectContext {
               let from = members.firstIndex(of: destination.objectID) else { return }
         let target = min(max(index, 0), members.count - 1)
         guard from != target else { return }
+        noteUndoableChange(object)
         members.remove(at: from)
         members.insert(destination.objectID, at: target)
         object.toManyStates[relationship.slot].members = members
@@ -154,6 +163,7 @@ extension ManagedObjectContext {
             try addToMany(object, relationship, destination)
         }
         if relationship.isOrdered, object.toManyStates[relationship.slot].members != wanted {
+            noteUndoableChange(object)
             object.toManyStates[relationship.slot].members = wanted
             object.toManyStates[relationship.slot].orderChanged = true
             markUpdated(object)

@@ -28,10 +28,8 @@ extension ManagedObjectContext {
         if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
 
         try obtainPermanentIDs(for: inserted)
-        let changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
-        statisticsStorage.storeRoundTrips += 1
-        try coordinator.save(changes)
-        commitSave(changes, saved: inserted + updated)
+        // Version conflicts are resolved by the merge policy (ManagedObjectContext+Conflicts).
+        try sendSave(inserted: inserted, updated: updated, deleted: deleted)
     }
 
     /// Clears references to objects inserted and deleted before this save.
@@ -74,13 +72,15 @@ extension ManagedObjectContext {
         guard !temporary.isEmpty else { return }
         statisticsStorage.storeRoundTrips += 1
         let assigned = try coordinator.permanentIDs(for: temporary.map(\.objectID))
-        remapIDs(temporary, to: assigned)
+        let map = remapIDs(temporary, to: assigned)
+        undoStack?.remap(map)
     }
 
     /// Gives `objects` the IDs `ids` (aligned), replacing their temporary IDs everywhere they
     /// occur in the context: registry, inserted set, and the relationships of changed objects
     /// (only objects with changes can refer to an unsaved object).
-    private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) {
+    @discardableResult
+    private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) -> [ObjectID: ObjectID] {
         var map: [ObjectID: ObjectID] = [:]
         map.reserveCapacity(objects.count)
         registry.reserveCapacity(registry.count + objects.count)
@@ -107,9 +107,10 @@ extension ManagedObjectContext {
         for object in insertedStorage.values { remapReferences(object) }
         for object in updatedStorage.values { remapReferences(object) }
         for object in deletedStorage.values { remapReferences(object) }
+        return map
     }
 
-    private func buildChangeSet(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws -> StoreChangeSet {
+    func buildChangeSet(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
         changes.inserted.reserveCapacity(inserted.count)
         for object in inserted {
@@ -119,6 +120,7 @@ extension ManagedObjectContext {
         for object in updated {
             let persistentChange = object.changedAttributeSlots.contains { !object.entity.attributes[$0].isTransient }
                 || object.changedToOneSlots.contains { !object.entity.toOneRelationships[$0].isTransient }
+                || Self.hasPersistentMembershipChanges(object)
             if persistentChange, let committed = object.committedSnapshot {
                 changes.updated.append(RowUpdate(values: snapshot(of: object, version: committed.version + 1), expectedVersion: committed.version))
             }
@@ -130,7 +132,7 @@ extension ManagedObjectContext {
         return changes
     }
 
-    private func snapshot(of object: ManagedObject, version: Int64) -> RowSnapshot {
+    func snapshot(of object: ManagedObject, version: Int64) -> RowSnapshot {
         var attributes = object.attributeValues
         for attribute in object.entity.attributes where attribute.isTransient { attributes[attribute.slot] = .null }
         var toOne = object.toOneValues
@@ -153,7 +155,7 @@ extension ManagedObjectContext {
         }
     }
 
-    private func commitSave(_ changes: StoreChangeSet, saved savedObjects: [ManagedObject]) {
+    func commitSave(_ changes: StoreChangeSet, saved savedObjects: [ManagedObject]) {
         var saved = ContextDidSave(inserted: [], updated: [], deleted: [])
         saved.inserted.reserveCapacity(changes.inserted.count)
         // Inserted rows are in the order of the inserted objects, which come first in
@@ -232,6 +234,7 @@ extension ManagedObjectContext {
         pendingDeletes = []
         discardedInserts = [:]
         changeLog = ChangeLog()
+        undoStack?.removeAllActions()
     }
 
     /// Forgets every object: the context returns to its freshly created state. Objects the app
@@ -248,6 +251,7 @@ extension ManagedObjectContext {
         recentlyReachedNext = 0
         batchGroups = [:]
         retained = [:]
+        undoStack?.removeAllActions()
         insertedStorage = [:]
         updatedStorage = [:]
         deletedStorage = [:]

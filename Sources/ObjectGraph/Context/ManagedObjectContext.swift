@@ -63,12 +63,23 @@ public final class ManagedObjectContext: @unchecked Sendable {
     static let recentlyReachedCapacity = 1024
     /// IDs of registered objects that were deallocated, appended by ``ManagedObject``'s
     /// deinit on whatever thread released them; the context drains it on its own queue.
-    let graveyard = Mutex<[ObjectID]>([])
+    let graveyard = Guarded<[ObjectID]>([])
     var statisticsStorage = ContextStatistics()
 
     /// Whether the context keeps strong references to every registered object (by default
     /// only objects with unsaved changes are held strongly; others live while the app holds them).
     public var retainsRegisteredObjects = false
+
+    /// How ``save()`` resolves optimistic-locking conflicts; ``MergePolicy/error`` (throw
+    /// ``MergeConflictError``) by default.
+    public var mergePolicy: MergePolicy = .error
+    /// Observes other contexts' saves while automatic merging is on (ManagedObjectContext+Merging).
+    var automaticMerge: AutomaticMerge?
+    /// The parent of a child context (ManagedObjectContext+Nested); `nil` for a root context.
+    var parentStorage: ManagedObjectContext?
+    /// The undo history: a ``ContextUndoStack`` by default for main-queue contexts, `nil` (no
+    /// undo, no recording cost) for private-queue ones. Use it on the context's queue.
+    public var undoStack: ContextUndoStack?
 
     private static let tokens = Atomic<Int>(0)
 
@@ -83,6 +94,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .privateQueue: queue = DispatchQueue(label: "objectgraph.context.\(self.name)")
         case .mainQueue: queue = DispatchQueue.main
         }
+        if concurrencyType == .mainQueue { undoStack = ContextUndoStack() }
     }
 
     /// The model the context's objects follow.
@@ -246,6 +258,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         guard !object.isInsertedStorage else { return }
         let entity = object.entity
+        noteUndoableChange(object)
         object.contextStorage = self
         object.attributeValues = entity.attributes.map(\.defaultValue)
         object.toOneValues = Array(repeating: nil, count: entity.toOneRelationships.count)

@@ -17,8 +17,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     public let capabilities: StoreCapabilities
     /// The model.
     public let model: ManagedObjectModel
-    private let state: Mutex<AtomicStoreContents>
-    private let saveLock = Mutex<Void>(())
+    private let state: Guarded<AtomicStoreContents>
+    private let saveLock = Guarded<Void>(())
     private let closed = Atomic<Bool>(false)
 
     /// Creates a store holding `contents` (empty contents for a new store).
@@ -26,7 +26,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         self.identifier = contents.metadata.storeIdentifier
         self.model = request.model
         self.capabilities = capabilities.union([.atomic, .evaluatesPredicates, .sorts, .concurrentReaders])
-        self.state = Mutex(contents)
+        self.state = Guarded(contents)
     }
 
     /// Writes the new contents somewhere lasting; called during each save before the contents

@@ -19,9 +19,10 @@ extension PersistentStoreCoordinator {
         let entries = try self.entries(holding: request.entity.name)
         if entries.count == 1 {
             let entry = entries[0]
+            let mark = rowCache.readMark
             let result = try entry.gate.read { try entry.store.fetch(request) }
             if !installsRows || result.snapshots.count <= rowCache.capacity / 10 || !result.applied.isSuperset(of: .all) {
-                rowCache.store(result.snapshots)
+                rowCache.store(result.snapshots, readSince: mark)
             }
             if result.applied.isSuperset(of: .all) {
                 if request.resultType == .snapshots || result.objectIDs.isEmpty && !result.snapshots.isEmpty {
@@ -38,9 +39,10 @@ extension PersistentStoreCoordinator {
             partial.offset = 0
             partial.limit = nil
             partial.resultType = .snapshots
+            let mark = rowCache.readMark
             let result = try entry.gate.read { try entry.store.fetch(partial) }
             if !result.applied.contains(.predicate) { allPredicateApplied = false }
-            rowCache.store(result.snapshots)
+            rowCache.store(result.snapshots, readSince: mark)
             rows.append(contentsOf: result.snapshots)
         }
         let source = SnapshotRowSource(coordinator: self)

@@ -25,7 +25,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// ``StoreCapabilities/concurrentReaders`` — only writes (saves and key allocation),
     /// letting reads run in parallel with each other and with a save.
     final class Gate: Sendable {
-        private let mutex = Mutex<Void>(())
+        private let mutex = Guarded<Void>(())
         let concurrentReads: Bool
 
         init(concurrentReads: Bool) { self.concurrentReads = concurrentReads }
@@ -40,7 +40,7 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
-    private let entries = Mutex<[Entry]>([])
+    let entries = Guarded<[Entry]>([])
 
     /// Creates a coordinator with no stores.
     public init(model: ManagedObjectModel, rowCacheCapacity: Int = 100_000) {
@@ -141,8 +141,9 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         var result: [RowSnapshot] = []
         for (entry, storeIDs) in byStore.values {
+            let mark = rowCache.readMark
             let rows = try entry.gate.read { try entry.store.snapshots(for: storeIDs) }
-            if caching { rowCache.store(rows) }
+            if caching { rowCache.store(rows, readSince: mark) }
             result.append(contentsOf: rows)
         }
         return result

@@ -7,7 +7,10 @@ import Synchronization
 /// reload, and a bounded cache keeps iterating a million rows in bounded memory). Saves
 /// through the coordinator update it; a refresh evicts the refreshed row.
 public final class RowCache: Sendable {
-    private let rows = Mutex<[ObjectID: RowSnapshot]>([:])
+    private let rows = Guarded<[ObjectID: RowSnapshot]>([:])
+    /// Counts removals, so that rows read before a removal are not cached after it: a context
+    /// reading a row while another context's save deletes it must not put the deleted row back.
+    private let removals = Atomic<UInt64>(0)
     /// The most rows kept.
     public let capacity: Int
 
@@ -22,16 +25,32 @@ public final class RowCache: Sendable {
     /// Stores rows, replacing older versions.
     public func store(_ snapshots: some Collection<RowSnapshot>) {
         guard !snapshots.isEmpty else { return }
-        rows.withLock { rows in
-            if rows.isEmpty { rows.reserveCapacity(min(capacity, snapshots.count)) }
-            for snapshot in snapshots {
-                if rows.count >= capacity && rows[snapshot.objectID] == nil {
-                    rows.removeAll(keepingCapacity: true)
-                }
-                // One hash lookup: insert, or replace unless the cached row is newer (an older
-                // read must never overwrite a newer row).
-                Self.keepNewer(&rows[snapshot.objectID, default: snapshot], snapshot)
+        rows.withLock { rows in insert(snapshots, into: &rows) }
+    }
+
+    private func insert(_ snapshots: some Collection<RowSnapshot>, into rows: inout [ObjectID: RowSnapshot]) {
+        if rows.isEmpty { rows.reserveCapacity(min(capacity, snapshots.count)) }
+        for snapshot in snapshots {
+            if rows.count >= capacity && rows[snapshot.objectID] == nil {
+                rows.removeAll(keepingCapacity: true)
             }
+            // One hash lookup: insert, or replace unless the cached row is newer (an older
+            // read must never overwrite a newer row).
+            Self.keepNewer(&rows[snapshot.objectID, default: snapshot], snapshot)
+        }
+    }
+
+    /// A mark to take before reading rows from a store, for ``store(_:readSince:)``.
+    public var readMark: UInt64 { removals.load(ordering: .acquiring) }
+
+    /// Stores rows read after `mark` was taken, unless a row was removed since (then the rows
+    /// might include one that is gone; they are simply not cached).
+    public func store(_ snapshots: some Collection<RowSnapshot>, readSince mark: UInt64) {
+        guard !snapshots.isEmpty else { return }
+        rows.withLock { rows in
+            // Removals count up under the same lock, so this check and the insert are atomic.
+            guard removals.load(ordering: .relaxed) == mark else { return }
+            insert(snapshots, into: &rows)
         }
     }
 
@@ -41,17 +60,26 @@ public final class RowCache: Sendable {
 
     /// Forgets one row.
     public func remove(_ id: ObjectID) {
-        _ = rows.withLock { $0.removeValue(forKey: id) }
+        _ = rows.withLock { rows in
+            removals.add(1, ordering: .releasing)
+            return rows.removeValue(forKey: id)
+        }
     }
 
     /// Forgets rows.
     public func remove(_ ids: some Sequence<ObjectID>) {
-        rows.withLock { rows in for id in ids { rows.removeValue(forKey: id) } }
+        rows.withLock { rows in
+            removals.add(1, ordering: .releasing)
+            for id in ids { rows.removeValue(forKey: id) }
+        }
     }
 
     /// Forgets everything.
     public func removeAll() {
-        rows.withLock { $0.removeAll() }
+        rows.withLock { rows in
+            removals.add(1, ordering: .releasing)
+            rows.removeAll()
+        }
     }
 
     /// The number of cached rows.

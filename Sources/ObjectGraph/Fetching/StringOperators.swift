@@ -54,7 +54,7 @@ public enum StringOperators {
         return false
     }
 
-    private static let likePatterns = Mutex<[String: LikePattern]>([:])
+    private static let likePatterns = Guarded<[String: LikePattern]>([:])
 
     /// The folded LIKE pattern for `source` (cached).
     static func likePattern(_ source: String, _ options: StringComparisonOptions) -> LikePattern {
@@ -68,7 +68,7 @@ public enum StringOperators {
         return compiled
     }
 
-    private static let patterns = Mutex<[String: CompiledPattern]>([:])
+    private static let patterns = Guarded<[String: CompiledPattern]>([:])
 
     /// The compiled regular expression for a `MATCHES` operand (cached): `[d]` folds the pattern
     /// like the text; `[c]` uses the regex engine's case folding, since folding a regex's source

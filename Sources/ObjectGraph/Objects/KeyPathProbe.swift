@@ -39,7 +39,7 @@ final class KeyPathProbe: @unchecked Sendable {
     }
 
     /// Running probes by prototype identity. Entries live only while a probe runs.
-    private static let registry = Mutex<[ObjectIdentifier: KeyPathProbe]>([:])
+    private static let registry = Guarded<[ObjectIdentifier: KeyPathProbe]>([:])
 
     let model: ManagedObjectModel
     private var prototypes: [String: ManagedObject] = [:]

@@ -19,7 +19,7 @@ enum PropertyWrapperNames {
         let path: AnyKeyPath
     }
 
-    private static let cache = Mutex<[Key: String]>([:])
+    private static let cache = Guarded<[Key: String]>([:])
     private static let tokens = Atomic<Int>(1)
 
     static func name<Object: ManagedObject, Wrapper: ManagedPropertyWrapper>(
@@ -59,7 +59,7 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
         let property: Property
     }
 
-    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let entries = Guarded<[ObjectIdentifier: Entry]>([:])
 
     /// The cached property for `path`, or `resolve()`'s answer, cached.
     func property(for path: AnyKeyPath, resolve: () -> Property) -> Property {

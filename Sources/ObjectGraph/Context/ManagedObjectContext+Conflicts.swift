@@ -1,0 +1,213 @@
+import Foundation
+
+/// Optimistic locking at save: versions for every written row, and the merge policies.
+extension ManagedObjectContext {
+    /// Sends the save's change set; on a version conflict, resolves it by ``mergePolicy`` and
+    /// retries once with the new versions.
+    func sendSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
+        var updated = updated
+        try loadVersionsForMembershipChanges(&updated)
+        var changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
+        do {
+            statisticsStorage.storeRoundTrips += 1
+            try coordinator.save(changes)
+        } catch let error as StoreError where error.code == .conflict {
+            let conflicts = try describe(error)
+            guard mergePolicy != .error else { throw MergeConflictError(conflicts: conflicts, policy: mergePolicy, underlying: error) }
+            try resolve(error.conflicts)
+            updated = inSaveOrder(updatedStorage)
+            changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: inSaveOrder(deletedStorage))
+            do {
+                statisticsStorage.storeRoundTrips += 1
+                try coordinator.save(changes)
+            } catch let again as StoreError where again.code == .conflict {
+                throw MergeConflictError(conflicts: try describe(again), policy: mergePolicy, underlying: again)
+            }
+        }
+        commitSave(changes, saved: inserted + updated)
+        undoStack?.removeAllActions()
+    }
+
+    /// A membership change is a change of both ends' rows: it bumps their versions, so a
+    /// concurrent delete of either end is detected (otherwise a message added to a chat that
+    /// another context deletes would be left pointing at nothing). A changed object still a
+    /// fault has no values or version loaded: its row is read now, in one round trip. One whose row is gone
+    /// only had an inverse end updated (say, leaving a no-action owner deleted long ago): it is
+    /// dropped — unless this save's changes point at it, which under the error policy is a
+    /// conflict and otherwise clears those references.
+    private func loadVersionsForMembershipChanges(_ updated: inout [ManagedObject]) throws {
+        let unread = updated.filter { $0.isFaultStorage && Self.hasPersistentMembershipChanges($0) }
+        guard !unread.isEmpty else { return }
+        try fulfillFaults(unread)
+        let gone = Set(unread.filter(\.isFaultStorage).map(\.objectID))
+        guard !gone.isEmpty else { return }
+        if mergePolicy == .error && changesRefer(to: gone) {
+            let error = StoreError(.conflict, "\(gone.count) object\(gone.count == 1 ? "" : "s") changed here were deleted by another save", conflicts: gone.map {
+                StoreError.Conflict(objectID: $0, expectedVersion: 0, storedVersion: nil, storedSnapshot: nil)
+            })
+            throw MergeConflictError(conflicts: try describe(error), policy: mergePolicy, underlying: error)
+        }
+        try dropObjectsDeletedElsewhere(gone)
+        updated = inSaveOrder(updatedStorage)
+    }
+
+    /// Whether an inserted or changed object's new values point at one of `ids`.
+    private func changesRefer(to ids: Set<ObjectID>) -> Bool {
+        for object in Array(insertedStorage.values) + Array(updatedStorage.values) where !ids.contains(object.objectID) {
+            if !object.isFaultStorage, object.toOneValues.contains(where: { $0.map(ids.contains) ?? false }) { return true }
+            if object.toManyStates.contains(where: { !$0.added.isDisjoint(with: ids) }) { return true }
+        }
+        return false
+    }
+
+    static func hasPersistentMembershipChanges(_ object: ManagedObject) -> Bool {
+        object.toManyStates.indices.contains { object.toManyStates[$0].hasChanges && !object.entity.toManyRelationships[$0].isTransient }
+    }
+
+    // MARK: Describing conflicts
+
+    private func describe(_ error: StoreError) throws -> [MergeConflictError.ObjectConflict] {
+        try error.conflicts.map { conflict in
+            let object = registry[conflict.objectID]?.object
+            var result = MergeConflictError.ObjectConflict(
+                objectID: conflict.objectID, readVersion: object?.committedSnapshot?.version,
+                storedVersion: conflict.storedVersion, contextDeletes: object?.isDeletedStorage ?? false, properties: [])
+            guard let object, let read = object.committedSnapshot, let stored = try storedRow(conflict) else { return result }
+            for attribute in object.entity.attributes where !attribute.isTransient {
+                let mine = object.attributeValues[attribute.slot]
+                let theirs = stored.attributes[attribute.slot]
+                guard mine != theirs else { continue }
+                result.properties.append(.init(key: attribute.name, contextValue: .attribute(mine), storedValue: .attribute(theirs), readValue: .attribute(read.attributes[attribute.slot])))
+            }
+            for relationship in object.entity.toOneRelationships where !relationship.isTransient {
+                let mine = object.toOneValues[relationship.slot]
+                let theirs = stored.toOne[relationship.slot]
+                guard mine != theirs else { continue }
+                result.properties.append(.init(key: relationship.name, contextValue: .object(mine), storedValue: .object(theirs), readValue: .object(read.toOne[relationship.slot])))
+            }
+            return result
+        }
+    }
+
+    /// The row the store holds now for a conflict (read again when the store did not send it).
+    private func storedRow(_ conflict: StoreError.Conflict) throws -> RowSnapshot? {
+        guard conflict.storedVersion != nil else { return nil }
+        if let stored = conflict.storedSnapshot { return stored }
+        statisticsStorage.storeRoundTrips += 1
+        return try coordinator.snapshots(for: [conflict.objectID], caching: false).first
+    }
+
+    // MARK: Resolving conflicts
+
+    private func resolve(_ conflicts: [StoreError.Conflict]) throws {
+        var goneIDs: Set<ObjectID> = []
+        var redelete: [ManagedObject] = []
+        for conflict in conflicts {
+            guard let object = registry[conflict.objectID]?.object else { continue }
+            let stored = try storedRow(conflict)
+            if object.isDeletedStorage {
+                guard let stored else {
+                    object.committedSnapshot = nil  // already gone: delete without a version check
+                    continue
+                }
+                redelete.append(object)
+                deletedStorage.removeValue(forKey: object.objectID)
+                object.isDeletedStorage = false
+                object.install(stored)
+                object.changedAttributeSlots = []
+                object.changedToOneSlots = []
+                object.toManyStates = Array(repeating: .fault, count: object.entity.toManyRelationships.count)
+            } else if let stored {
+                try merge(object, with: stored)
+            } else {
+                goneIDs.insert(object.objectID)
+            }
+        }
+        if !goneIDs.isEmpty { try dropObjectsDeletedElsewhere(goneIDs) }
+        // Deleting again applies the delete rules to what the store holds now.
+        for object in redelete { markDeleted(object) }
+        try processPendingChanges()
+    }
+
+    /// Applies the merge policy to one object whose row another save changed.
+    private func merge(_ object: ManagedObject, with stored: RowSnapshot) throws {
+        let read = object.committedSnapshot ?? stored
+        if mergePolicy != .overwrite {
+            for attribute in object.entity.attributes where !attribute.isTransient {
+                let slot = attribute.slot
+                let changedHere = object.changedAttributeSlots.contains(slot)
+                let changedThere = read.attributes[slot] != stored.attributes[slot]
+                if !changedHere || takesStored(changedThere: changedThere) {
+                    object.attributeValues[slot] = stored.attributes[slot]
+                    object.changedAttributeSlots.remove(slot)
+                }
+            }
+            for relationship in object.entity.toOneRelationships where !relationship.isTransient {
+                let slot = relationship.slot
+                let changedHere = object.changedToOneSlots.contains(slot)
+                let changedThere = read.toOne[slot] != stored.toOne[slot]
+                if !changedHere {
+                    object.toOneValues[slot] = stored.toOne[slot]
+                } else if takesStored(changedThere: changedThere), object.toOneValues[slot] != stored.toOne[slot] {
+                    // Going back to the stored destination through the mutation path keeps
+                    // the inverse ends this context changed consistent.
+                    try setToOne(object, relationship, stored.toOne[slot].map(registeredOrFault))
+                }
+            }
+        }
+        object.committedSnapshot = stored
+    }
+
+    /// Whether a property this context changed takes the stored value under the policy.
+    private func takesStored(changedThere: Bool) -> Bool {
+        switch mergePolicy {
+        case .rollback: return true
+        case .storeTrumps: return changedThere
+        case .objectTrumps, .overwrite, .error: return false
+        }
+    }
+
+    /// Objects this context changed whose records another save deleted: the deletion wins.
+    /// Their changes are dropped, references to them from this context's other changes are
+    /// cleared (so nothing saved points at a missing record), and they become inaccessible.
+    func dropObjectsDeletedElsewhere(_ ids: Set<ObjectID>) throws {
+        for id in ids {
+            guard let object = registry[id]?.object else { continue }
+            updatedStorage.removeValue(forKey: id)
+            deletedStorage.removeValue(forKey: id)
+            object.isUpdatedStorage = false
+            object.isDeletedStorage = false
+            batchGroups.removeValue(forKey: id)
+            unregister(object)
+            object.contextStorage = nil
+            object.isInaccessibleStorage = true
+        }
+        clearReferences(to: ids)
+    }
+
+    /// Removes `ids` from the values of every registered object: unsaved references are
+    /// cleared as changes, loaded stored ones silently (the store already dropped them).
+    func clearReferences(to ids: Set<ObjectID>) {
+        for entry in registry.values {
+            guard let object = entry.object else { continue }
+            if !object.isFaultStorage {
+                for relationship in object.entity.toOneRelationships {
+                    guard let id = object.toOneValues[relationship.slot], ids.contains(id) else { continue }
+                    if object.changedToOneSlots.contains(relationship.slot) || object.isInsertedStorage {
+                        assignToOne(object, relationship, nil)
+                    } else {
+                        object.toOneValues[relationship.slot] = nil
+                    }
+                }
+            }
+            for slot in object.toManyStates.indices {
+                var state = object.toManyStates[slot]
+                guard state.members.map({ !$0.isDisjoint(with: ids) }) ?? false || !state.added.isDisjoint(with: ids) || !state.removed.isDisjoint(with: ids) else { continue }
+                state.members?.removeAll { ids.contains($0) }
+                state.added.removeAll { ids.contains($0) }
+                state.removed.subtract(ids)
+                object.toManyStates[slot] = state
+            }
+        }
+    }
+}

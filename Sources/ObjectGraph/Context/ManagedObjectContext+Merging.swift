@@ -1,0 +1,121 @@
+import Foundation
+
+/// Merging what other contexts saved, by object ID, manually or automatically.
+extension ManagedObjectContext {
+    /// Whether the context merges, on its own queue, what other contexts save into the same
+    /// target — the same coordinator for root contexts, the same parent for child contexts —
+    /// and what a child's parent saves (Core Data's name; a root's "parent" is its coordinator).
+    ///
+    /// Each such ``Foundation/Notification/Name/objectGraphContextDidSave`` schedules ``mergeChanges(fromContextDidSave:)`` on this context's queue
+    /// (like ``enqueue(_:)``), so the merge has happened once a later `perform` or
+    /// `performAndWait` block runs. A merge that fails to read the store leaves the objects as
+    /// they were (they are refreshed when next refreshed or merged).
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { automaticMerge != nil }
+        set {
+            guard newValue != (automaticMerge != nil) else { return }
+            automaticMerge = newValue ? AutomaticMerge(self) : nil
+        }
+    }
+
+    /// Brings another context's save into this one (call on this context's queue; the payload
+    /// is `Sendable`, so it may come from any thread).
+    ///
+    /// - Updated objects registered here with loaded values take the stored values, keeping
+    ///   this context's own unsaved changes on top; their read version becomes the stored one
+    ///   (so saving them later does not conflict with the merged save). Loaded to-many
+    ///   relationships are reloaded when next touched.
+    /// - Deleted objects leave the context: their unsaved changes here are dropped, references
+    ///   to them from other objects are cleared, and touching one afterwards throws
+    ///   ``ObjectGraphError/Code/objectInaccessible`` (typed accessors stop with that message)
+    ///   — never a crash inside the framework. A fault for such an ID throws
+    ///   ``ObjectGraphError/Code/objectNotFound`` when it fires.
+    /// - Inserted objects need nothing: fetches find them in the store.
+    ///
+    /// Afterwards ``Foundation/Notification/Name/objectGraphObjectsDidChange`` lists the
+    /// objects refreshed and invalidated (``ObjectsDidChange/refreshed``, ``ObjectsDidChange/invalidated``).
+    public func mergeChanges(fromContextDidSave changes: ContextDidSave) throws {
+        try checkQueue("mergeChanges(fromContextDidSave:)")
+        var invalidated: Set<ManagedObject> = []
+        if !changes.deleted.isEmpty {
+            for id in changes.deleted {
+                coordinator.rowCache.remove(id)
+                if let object = registry[id]?.object { invalidated.insert(object) }
+            }
+            try dropObjectsDeletedElsewhere(changes.deleted)
+        }
+        var refreshed: Set<ManagedObject> = []
+        defer { postMerged(refreshed: refreshed, invalidated: invalidated) }
+        var stale: [ManagedObject] = []
+        for id in changes.updated {
+            guard let object = registry[id]?.object, object.contextStorage === self, !object.isDeletedStorage else { continue }
+            if object.isFaultStorage {
+                for slot in object.toManyStates.indices { object.toManyStates[slot].members = nil }
+            } else {
+                stale.append(object)
+            }
+        }
+        guard !stale.isEmpty else { return }
+        // A child's rows come from its parent, whose versions a sibling's save does not bump:
+        // read them again and install them whatever their version.
+        let nested = parentStorage != nil
+        if nested { coordinator.rowCache.remove(stale.map(\.objectID)) }
+        var fresh: [ObjectID: RowSnapshot] = [:]
+        var unread: [ObjectID] = []
+        for object in stale {
+            if !nested, let cached = coordinator.rowCache.snapshot(for: object.objectID),
+               cached.version > (object.committedSnapshot?.version ?? 0) {
+                fresh[object.objectID] = cached
+            } else {
+                unread.append(object.objectID)
+            }
+        }
+        if !unread.isEmpty {
+            statisticsStorage.storeRoundTrips += 1
+            for row in try coordinator.snapshots(for: unread) { fresh[row.objectID] = row }
+        }
+        for object in stale {
+            // No row: deleted by a later save, whose own notification merges that.
+            guard let row = fresh[object.objectID], nested || row.version > (object.committedSnapshot?.version ?? 0) else { continue }
+            install(row, keepingChangesOf: object)
+            refreshed.insert(object)
+        }
+    }
+
+    /// Tells observers which objects a merge refreshed or invalidated.
+    private func postMerged(refreshed: Set<ManagedObject>, invalidated: Set<ManagedObject>) {
+        guard !refreshed.isEmpty || !invalidated.isEmpty else { return }
+        let changes = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: refreshed, invalidated: invalidated)
+        NotificationCenter.default.post(name: .objectGraphObjectsDidChange, object: self, userInfo: [ObjectsDidChange.key: changes])
+    }
+
+    /// Installs a newer stored row under `object`'s unsaved changes.
+    func install(_ row: RowSnapshot, keepingChangesOf object: ManagedObject) {
+        for slot in object.attributeValues.indices where !object.changedAttributeSlots.contains(slot) {
+            object.attributeValues[slot] = row.attributes[slot]
+        }
+        for slot in object.toOneValues.indices where !object.changedToOneSlots.contains(slot) {
+            object.toOneValues[slot] = row.toOne[slot]
+        }
+        // Recorded membership changes stay and are replayed on the reloaded members.
+        for slot in object.toManyStates.indices { object.toManyStates[slot].members = nil }
+        object.committedSnapshot = row
+    }
+}
+
+/// The observer behind ``ManagedObjectContext/automaticallyMergesChangesFromParent``; removing
+/// it (when merging is turned off or the context goes away) stops the merges.
+final class AutomaticMerge {
+    private let observer: any NSObjectProtocol
+
+    init(_ context: ManagedObjectContext) {
+        observer = NotificationCenter.default.addObserver(forName: .objectGraphContextDidSave, object: nil, queue: nil) { [weak context] note in
+            guard let context, let sender = note.object as? ManagedObjectContext, sender !== context,
+                  sender.saveTarget === context.saveTarget || sender === context.parent,
+                  let changes = note.userInfo?[ContextDidSave.key] as? ContextDidSave else { return }
+            context.enqueue { [weak context] in try? context?.mergeChanges(fromContextDidSave: changes) }
+        }
+    }
+
+    deinit { NotificationCenter.default.removeObserver(observer) }
+}

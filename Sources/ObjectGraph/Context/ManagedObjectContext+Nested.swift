@@ -1,0 +1,132 @@
+import Foundation
+
+/// Parent and child contexts: a child's store is its parent.
+///
+/// A child context gets a coordinator of its own whose stores stand in for the parent's (one
+/// ``ParentContextStore`` per store of the parent, with the same identifier, so object IDs are
+/// shared by the whole family). Everything a context does with a store — fetch, fire faults,
+/// load relationships, prefetch, batch, allocate keys, save — then reaches the parent:
+///
+/// - a child's fetches see the parent's unsaved inserts, changes and deletes;
+/// - saving a child pushes its changes into the parent (as unsaved changes there), never to
+///   the store; only the root context's save reaches the store;
+/// - discarding a child (or rolling it back) leaves the parent untouched;
+/// - every ID a child or parent hands out is permanent: a child obtains permanent IDs from the
+///   real store at save, and a parent gives its own new objects permanent IDs before a child
+///   sees them, so an ID passed between contexts of the family always resolves.
+///
+/// A child's save overwrites the values the parent holds for the objects it changed (no
+/// version check between child and parent). Work on the parent runs through its
+/// `performAndWait`, so a parent must not wait on its child's queue while the child works.
+extension ManagedObjectContext {
+    /// Creates a child context of `parent`, on a private queue by default.
+    public convenience init(concurrencyType: ConcurrencyType = .privateQueue, parent: ManagedObjectContext, name: String? = nil) {
+        let coordinator = PersistentStoreCoordinator(model: parent.model, rowCacheCapacity: parent.coordinator.rowCache.capacity)
+        let parentEntries = parent.coordinator.entries.withLock { $0 }
+        coordinator.entries.withLock { entries in
+            for entry in parentEntries {
+                let store = ParentContextStore(parent: parent, standingInFor: entry)
+                entries.append(.init(store: store, description: entry.description, entityNames: entry.entityNames, gate: .init(concurrentReads: false)))
+            }
+        }
+        self.init(concurrencyType: concurrencyType, coordinator: coordinator, name: name)
+        parentStorage = parent
+    }
+
+    /// A new child context of this one.
+    public func newChildContext(concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) -> ManagedObjectContext {
+        ManagedObjectContext(concurrencyType: concurrencyType, parent: self, name: name)
+    }
+
+    /// The parent of a child context; `nil` for a context on a coordinator.
+    public var parent: ManagedObjectContext? { parentStorage }
+
+    /// The coordinator of the family's root context (for a root context, its own coordinator;
+    /// a child's ``coordinator`` is the one standing in for its parent).
+    public var rootCoordinator: PersistentStoreCoordinator { parentStorage?.rootCoordinator ?? coordinator }
+
+    /// What this context saves into: its parent, or its coordinator. Contexts saving into the
+    /// same target see each other's saves (automatic merging).
+    var saveTarget: AnyObject { parentStorage ?? coordinator }
+
+    // MARK: Answering a child (run on this context's queue)
+
+    /// Gives inserted objects permanent IDs before a child sees them.
+    func prepareForChild() throws {
+        let temporary = insertedStorage.values.filter(\.objectID.isTemporary)
+        if !temporary.isEmpty { try obtainPermanentIDs(for: Array(temporary)) }
+    }
+
+    /// The row a child reads for `object`: its current values, unsaved changes included.
+    func childRow(for id: ObjectID) throws -> RowSnapshot? {
+        let object = registeredOrFault(id)
+        guard !object.isDeletedStorage else { return nil }
+        do { try fulfillFaultIfNeeded(object) } catch let error as ObjectGraphError where error.code == .objectNotFound || error.code == .objectInaccessible {
+            return nil
+        }
+        return snapshot(of: object, version: object.committedSnapshot?.version ?? 1)
+    }
+
+    /// Applies a child's save as unsaved changes of this context. The child has applied every
+    /// rule already and its change set holds both ends of each relationship change, so values
+    /// are set as given; deletions are applied with this context's delete rules (which also
+    /// reach objects only this context relates to the deleted ones).
+    func applyChildSave(_ changes: StoreChangeSet) throws {
+        var missing: [StoreError.Conflict] = []
+        // Held strongly: the registry alone would let loaded objects go before they are changed.
+        var targets: [ManagedObject] = []
+        for row in changes.updated {
+            let object = registeredOrFault(row.values.objectID)
+            targets.append(object)
+            if object.isDeletedStorage || (try? fulfillFaultIfNeeded(object)) == nil {
+                missing.append(.init(objectID: row.values.objectID, expectedVersion: row.expectedVersion, storedVersion: nil, storedSnapshot: nil))
+            }
+        }
+        if !missing.isEmpty {
+            throw StoreError(.conflict, "\(missing.count) object\(missing.count == 1 ? " was" : "s were") deleted in parent context '\(name)'", conflicts: missing)
+        }
+        for row in changes.inserted {
+            guard let entity = model.entity(named: row.objectID.entityName) else { continue }
+            let object = entity.managedClass.init(entity: entity, insertInto: nil)
+            object.objectID = row.objectID
+            object.contextStorage = self
+            object.attributeValues = row.attributes
+            for attribute in entity.attributes where attribute.isTransient { object.attributeValues[attribute.slot] = attribute.defaultValue }
+            object.toOneValues = row.toOne
+            object.toManyStates = Array(repeating: .empty, count: entity.toManyRelationships.count)
+            object.isFaultStorage = false
+            object.isInsertedStorage = true
+            register(object)
+            insertedStorage[object.objectID] = object
+            changeLog.inserted(object)
+        }
+        for (row, object) in zip(changes.updated, targets) {
+            for attribute in object.entity.attributes where !attribute.isTransient && object.attributeValues[attribute.slot] != row.values.attributes[attribute.slot] {
+                object.attributeValues[attribute.slot] = row.values.attributes[attribute.slot]
+                object.changedAttributeSlots.insert(attribute.slot)
+                markUpdated(object)
+            }
+            for relationship in object.entity.toOneRelationships where !relationship.isTransient && object.toOneValues[relationship.slot] != row.values.toOne[relationship.slot] {
+                assignToOne(object, relationship, row.values.toOne[relationship.slot])
+            }
+        }
+        for change in changes.toMany {
+            let object = registeredOrFault(change.source)
+            guard !object.isDeletedStorage else { continue }
+            var changed = false
+            for id in change.removed { changed = object.toManyStates[change.relationship.slot].remove(id) || changed }
+            for id in change.added { changed = object.toManyStates[change.relationship.slot].add(id) || changed }
+            if let order = change.order {
+                try loadToManyIfNeeded(object, change.relationship)
+                if object.toManyStates[change.relationship.slot].members.map(Array.init) != order {
+                    object.toManyStates[change.relationship.slot].members = .init(order)
+                    object.toManyStates[change.relationship.slot].orderChanged = true
+                    changed = true
+                }
+            }
+            if changed { markUpdated(object) }
+        }
+        for row in changes.deleted { markDeleted(registeredOrFault(row.objectID)) }
+        try processPendingChanges()
+    }
+}

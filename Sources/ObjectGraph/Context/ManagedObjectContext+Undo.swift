@@ -1,0 +1,104 @@
+/// Undo and redo through the context's ``ContextUndoStack``.
+extension ManagedObjectContext {
+    /// Undoes the last group of changes (pending changes are processed first, ending the open
+    /// group). Does nothing without an undo stack or with nothing to undo.
+    public func undo() throws {
+        try checkQueue("undo()")
+        guard let stack = undoStack else { return }
+        try processPendingChanges()
+        stack.closeGroup()
+        guard let group = stack.undoGroups.popLast() else { return }
+        stack.redoGroups.append(replay(group, on: stack))
+    }
+
+    /// Redoes the last undone group.
+    public func redo() throws {
+        try checkQueue("redo()")
+        guard let stack = undoStack else { return }
+        try processPendingChanges()
+        stack.closeGroup()
+        guard let group = stack.redoGroups.popLast() else { return }
+        let redoGroups = stack.redoGroups
+        stack.undoGroups.append(replay(group, on: stack))
+        stack.redoGroups = redoGroups
+    }
+
+    /// Starts a group that lasts until the matching ``endUndoGrouping()``, across perform
+    /// blocks and processed changes. Groups nest; the outermost one is recorded.
+    public func beginUndoGrouping() throws {
+        try checkQueue("beginUndoGrouping()")
+        guard let stack = undoStack else { return }
+        if stack.explicitDepth == 0 {
+            try processPendingChanges()
+            stack.closeGroup()
+        }
+        stack.explicitDepth += 1
+    }
+
+    /// Ends a group started by ``beginUndoGrouping()`` (delete rules of the group's deletes are
+    /// applied first, so their effects belong to it).
+    public func endUndoGrouping() throws {
+        try checkQueue("endUndoGrouping()")
+        guard let stack = undoStack, stack.explicitDepth > 0 else { return }
+        if stack.explicitDepth == 1 { try processPendingChanges() }
+        stack.explicitDepth -= 1
+        if stack.explicitDepth == 0 { stack.closeGroup() }
+    }
+
+    /// Records `object`'s state before a change (a no-op without an undo stack).
+    @inline(__always)
+    func noteUndoableChange(_ object: ManagedObject) {
+        undoStack?.willChange(object, in: self)
+    }
+
+    /// Ends the automatic group when pending changes have been processed.
+    func endAutomaticUndoGroup() {
+        guard let stack = undoStack, stack.groupsByEvent, stack.explicitDepth == 0 else { return }
+        stack.closeGroup()
+    }
+
+    /// Puts back the states `group` recorded and returns a group holding the states replaced.
+    private func replay(_ group: UndoGroup, on stack: ContextUndoStack) -> UndoGroup {
+        stack.isReplaying = true
+        defer { stack.isReplaying = false }
+        let inverse = UndoGroup()
+        for (object, _) in group.states.values { inverse.record(object, in: self) }
+        for (object, state) in group.states.values { restore(object, to: state) }
+        return inverse
+    }
+
+    private func restore(_ object: ManagedObject, to state: ObjectState) {
+        insertedStorage.removeValue(forKey: object.objectID)
+        updatedStorage.removeValue(forKey: object.objectID)
+        deletedStorage.removeValue(forKey: object.objectID)
+        discardedInserts.removeValue(forKey: ObjectIdentifier(object))
+        pendingDeletes.removeAll { $0 === object }
+        if registry[object.objectID]?.object === object { unregister(object) }
+        object.objectID = state.objectID
+        object.attributeValues = state.attributeValues
+        object.toOneValues = state.toOneValues
+        object.toManyStates = state.toManyStates
+        object.committedSnapshot = state.committedSnapshot
+        object.changedAttributeSlots = state.changedAttributeSlots
+        object.changedToOneSlots = state.changedToOneSlots
+        object.isFaultStorage = state.isFault
+        object.isInsertedStorage = state.isInserted
+        object.isUpdatedStorage = state.isUpdated
+        object.isDeletedStorage = state.isDeleted
+        guard state.inContext else {
+            object.contextStorage = nil
+            changeLog.deleted(object)
+            return
+        }
+        object.contextStorage = self
+        register(object)
+        if state.isInserted { insertedStorage[object.objectID] = object }
+        if state.isUpdated { updatedStorage[object.objectID] = object }
+        if state.isDiscardedInsert {
+            discardedInserts[ObjectIdentifier(object)] = object
+        } else if state.isDeleted {
+            deletedStorage[object.objectID] = object
+        }
+        if state.isInserted { changeLog.inserted(object) } else { changeLog.updated(object) }
+    }
+}

@@ -1,0 +1,85 @@
+/// The store of a child context: answers from the parent context's objects, unsaved changes
+/// included, and saves into the parent (see ManagedObjectContext+Nested).
+///
+/// **Threading contract.** Called by the child's coordinator, one call at a time (it does not
+/// declare concurrent readers); every call runs on the parent's queue through its
+/// `performAndWait`. Key allocation goes to the parent's own store (ultimately the real one),
+/// so IDs are the real store's permanent IDs.
+final class ParentContextStore: PersistentStore, @unchecked Sendable {
+    let parent: ManagedObjectContext
+    private let parentEntry: PersistentStoreCoordinator.Entry
+
+    init(parent: ManagedObjectContext, standingInFor entry: PersistentStoreCoordinator.Entry) {
+        self.parent = parent
+        self.parentEntry = entry
+    }
+
+    var identifier: String { parentEntry.store.identifier }
+
+    /// The parent evaluates predicates, sorts and ranges (with its pending changes); it answers
+    /// one call at a time and does not group.
+    var capabilities: StoreCapabilities {
+        parentEntry.store.capabilities.subtracting([.concurrentReaders, .groups, .atomic]).union([.evaluatesPredicates, .sorts])
+    }
+
+    func metadata() throws -> StoreMetadata { try parentEntry.store.metadata() }
+
+    func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64 {
+        try parentEntry.gate.write { try parentEntry.store.allocatePrimaryKeys(rootEntity: rootEntity, count: count) }
+    }
+
+    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        try parent.performAndWait {
+            try parent.prepareForChild()
+            var fetch = FetchRequest<ManagedObject>(entityName: request.entity.name, predicate: request.predicate, sortKeys: request.sortKeys)
+            fetch.includesSubentities = request.includesSubentities
+            fetch.fetchOffset = request.offset
+            fetch.fetchLimit = request.limit ?? 0
+            switch request.resultType {
+            case .count:
+                if request.limit == 0 { return StoreFetchResult(count: 0, applied: .all) }
+                return StoreFetchResult(count: try parent.count(for: fetch), applied: .all)
+            case .objectIDs:
+                if request.limit == 0 { return StoreFetchResult(applied: .all) }
+                return StoreFetchResult(objectIDs: try parent.fetchObjectIDs(fetch), applied: .all)
+            case .snapshots:
+                if request.limit == 0 { return StoreFetchResult(applied: .all) }
+                fetch.returnsObjectsAsFaults = false
+                let rows = try parent.fetch(fetch).map { parent.snapshot(of: $0, version: $0.committedSnapshot?.version ?? 1) }
+                return StoreFetchResult(snapshots: rows, applied: .all)
+            case .groups:
+                return StoreFetchResult(applied: [])
+            }
+        }
+    }
+
+    func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
+        try parent.performAndWait {
+            try parent.prepareForChild()
+            return try ids.compactMap { try parent.childRow(for: $0) }
+        }
+    }
+
+    func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+        try parent.performAndWait {
+            try parent.prepareForChild()
+            var result: [ObjectID: [ObjectID]] = [:]
+            for id in sources {
+                let object = parent.registeredOrFault(id)
+                guard !object.isDeletedStorage else { result[id] = []; continue }
+                do { try parent.loadToManyIfNeeded(object, relationship) } catch let error as ObjectGraphError where error.code == .objectNotFound {
+                    result[id] = []
+                    continue
+                }
+                result[id] = Array(object.toManyStates[relationship.slot].members ?? [])
+            }
+            return result
+        }
+    }
+
+    func save(_ changes: StoreChangeSet) throws {
+        try parent.performAndWait { try parent.applyChildSave(changes) }
+    }
+
+    func close() {}
+}
