@@ -1,6 +1,5 @@
 import Foundation
 import ObjectGraph
-import Synchronization
 
 /// An exclusive lock on a store file, held from open to close: an advisory `flock` on a lock
 /// file beside it (`store.bin.lock`), so two processes — or two coordinators in one process —
@@ -16,7 +15,7 @@ import Synchronization
 /// **Threading contract.** `release()` may be called from any thread, any number of times.
 final class StoreFileLock: Sendable {
     let path: String
-    private let descriptor: Mutex<Int32?>
+    private let descriptor: Guarded<Int32?>
 
     /// Takes the lock for the store at `storePath`, or throws `busy` if another holds it.
     init(storePath: String) throws {
@@ -42,7 +41,7 @@ final class StoreFileLock: Sendable {
                 let pid = Array("\(getpid())\n".utf8)
                 _ = ftruncate(fd, 0)
                 _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-                descriptor = Mutex(fd)
+                descriptor = Guarded(fd)
                 return
             }
             close(fd)  // the holder deleted this lock file as we locked it: take the new one

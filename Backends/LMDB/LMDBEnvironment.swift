@@ -1,7 +1,6 @@
 import CLMDB
 import Foundation
 import ObjectGraph
-import Synchronization
 
 /// One open LMDB environment (a data file plus its `-lock` file), shared by every store of the
 /// process that opens the same path — LMDB forbids opening one environment twice in a
@@ -21,10 +20,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// returned through it, which a `Mutex` would require to be `Sendable`).
     private let writer = NSLock()
     /// Reset read-only transactions, renewed instead of begun (cheaper, no allocation).
-    private let idleReaders = Mutex<[TransactionHandle]>([])
+    private let idleReaders = Guarded<[TransactionHandle]>([])
     private var references = 0
 
-    private static let registry = Mutex<[String: LMDBEnvironment]>([:])
+    private static let registry = Guarded<[String: LMDBEnvironment]>([:])
 
     /// The environment at `path`, opened (creating the files) if this process has not yet.
     static func open(path: String, options: [String: String]) throws -> LMDBEnvironment {

@@ -38,7 +38,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     private let closed = Atomic<Bool>(false)
     /// Keys reserved in the file but not yet handed out, per hierarchy: allocation writes the
     /// counter a block at a time, so most saves need no extra commit.
-    private let reserved = Mutex<[String: Range<Int64>]>([:])
+    private let reserved = Guarded<[String: Range<Int64>]>([:])
     static let reservationBlock: Int64 = 64
 
     /// Opens (creating if needed) the store at `request.url`.
