@@ -96,6 +96,13 @@ extension LMDBStore {
         return IndexKey.entry(pk: pk, code: code)
     }
 
+    /// Whether a member may be added: its row exists, or it belongs to another store (which
+    /// this one cannot check).
+    private func isStoredHere(_ id: ObjectID, _ txn: LMDBTransaction) throws -> Bool {
+        if id.storeIdentifier != identifier { return true }
+        return try exists(id, in: txn)
+    }
+
     private func applyMembership(_ change: ToManyChange, sourceKey: Int64, _ txn: LMDBTransaction) throws {
         let relationship = change.relationship
         let relationshipKey = LMDBLayout.key(relationship)
@@ -112,11 +119,12 @@ extension LMDBStore {
                 let gone = Set(change.removed)
                 after.removeAll { gone.contains($0) }
             }
+            // A member whose row is gone (deleted by a save that landed first) is not added.
             if let order = change.order {
-                after = order
+                after = try order.filter { try isStoredHere($0, txn) }
             } else {
                 var present = Set(after)
-                for id in change.added where present.insert(id).inserted { after.append(id) }
+                for id in change.added where try isStoredHere(id, txn) && present.insert(id).inserted { after.append(id) }
             }
             if after.isEmpty {
                 try txn.delete(dbi, key)
@@ -133,7 +141,7 @@ extension LMDBStore {
             for id in change.removed {
                 if try txn.delete(dbi, key, value: try memberEntry(id)) { removed.append(id) }
             }
-            for id in change.added {
+            for id in change.added where try isStoredHere(id, txn) {
                 try txn.put(dbi, key, try memberEntry(id), flags: UInt32(MDB_NODUPDATA))
                 added.append(id)
             }

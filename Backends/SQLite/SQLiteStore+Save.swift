@@ -126,6 +126,9 @@ extension SQLiteStore {
                     statement.reset()
                 }
             case .join(let table):
+                // A member whose row is gone (deleted by a save that landed first) gets no join
+                // row: nothing in a join table ever points at a missing row.
+                let destination = SQLiteSchema.table(model.destination(of: change.relationship).rootName)
                 if !change.removed.isEmpty {
                     let remove = try connection.prepare("DELETE FROM \(table) WHERE src = ? AND dst = ?")
                     for member in change.removed {
@@ -137,12 +140,12 @@ extension SQLiteStore {
                     }
                 }
                 if let members = change.order {
-                    try rewriteJoin(table, source: pk, members: members, connection)
+                    try rewriteJoin(table, destination: destination, source: pk, members: members, connection)
                 } else if !change.added.isEmpty {
                     let next = try connection.prepare("SELECT COALESCE(MAX(pos), -1) + 1 FROM \(table) WHERE src = ?")
                     try next.bind(pk, at: 1)
                     var position: Int64 = try next.step() ? next.int64(0) : 0
-                    let add = try connection.prepare("INSERT OR IGNORE INTO \(table) (src, dst, dste, pos) VALUES (?, ?, ?, ?)")
+                    let add = try connection.prepare("INSERT OR IGNORE INTO \(table) (src, dst, dste, pos) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM \(destination) WHERE pk = ?2)")
                     for member in change.added {
                         guard let memberKey = member.primaryKey else { continue }
                         try add.bind(pk, at: 1)
@@ -212,14 +215,14 @@ extension SQLiteStore {
 
     /// Writes an ordered join's new order: removed members are gone already; new and moved
     /// members get gap positions, unchanged ones stay put.
-    private func rewriteJoin(_ table: String, source: Int64, members: [ObjectID], _ connection: SQLiteConnection) throws {
+    private func rewriteJoin(_ table: String, destination: String, source: Int64, members: [ObjectID], _ connection: SQLiteConnection) throws {
         let read = try connection.prepare("SELECT dst, dste, pos FROM \(table) WHERE src = ?")
         try read.bind(source, at: 1)
         var existing: [ObjectID: Int64] = [:]
         while try read.step() {
             existing[ObjectID(entityName: read.string(1) ?? "", storeIdentifier: identifier, primaryKey: read.int64(0))] = read.int64(2)
         }
-        let write = try connection.prepare("INSERT INTO \(table) (src, dst, dste, pos) VALUES (?, ?, ?, ?) ON CONFLICT (src, dst) DO UPDATE SET pos = excluded.pos")
+        let write = try connection.prepare("INSERT INTO \(table) (src, dst, dste, pos) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM \(destination) WHERE pk = ?2) ON CONFLICT (src, dst) DO UPDATE SET pos = excluded.pos")
         for (member, position) in OrderPositions.plan(order: members, existing: existing) {
             guard let memberKey = member.primaryKey else { continue }
             try write.bind(source, at: 1)

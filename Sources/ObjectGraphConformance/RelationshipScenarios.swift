@@ -121,6 +121,38 @@ enum RelationshipScenarios {
                 try checkEqual(s2.tags.map(\.label), ["honours"], "s2 keeps the tag after reopen")
             }
         },
+        ConformanceScenario("relationships.manyToNil.destinationDeletedMeanwhile") { env in
+            // No inverse means no version of the tag changes when a student takes it, so a
+            // delete saved meanwhile cannot conflict: the store must drop the membership rather
+            // than keep one in a missing row.
+            let writer = env.newContext()
+            let (studentID, tagIDs) = try writer.performAndWait {
+                let student = Student(context: writer); student.name = "s"
+                let doomed = Tag(context: writer); doomed.label = "doomed"
+                let kept = Tag(context: writer); kept.label = "kept"
+                try writer.save()
+                return (student.objectID, [doomed.objectID, kept.objectID])
+            }
+            let adding = env.newContext()
+            try adding.performAndWait {
+                let student = try adding.existingObject(with: studentID) as! Student
+                for id in tagIDs { student.$tags.add(try adding.existingObject(with: id) as! Tag) }
+            }
+            let deleting = env.newContext()
+            try deleting.performAndWait {
+                deleting.delete(try deleting.existingObject(with: tagIDs[0]))
+                try deleting.save()
+            }
+            try adding.performAndWait { try adding.save() }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let student = try fresh.existingObject(with: studentID) as! Student
+                try checkEqual(student.tags.map(\.label), ["kept"], "only the tag that still exists is a member")
+                let holders = try fresh.count(for: FetchRequest<Student>(predicate: try FetchPredicate(format: "tags.@count == 1")))
+                try checkEqual(holders, 1, "the membership count agrees: no row points at the deleted tag")
+            }
+        },
         ConformanceScenario("relationships.oneToNil.roundTrip") { env in
             let context = env.newContext()
             let id = try context.performAndWait {

@@ -26,15 +26,23 @@ struct AtomicChangeApplier {
             let (root, pk, _) = try locate(change.source)
             guard var row = contents.tables[root]?[pk] else { continue }  // source deleted in this save
             var members = row.toMany[change.relationship.slot]
+            // A member whose row is gone (deleted by a save that ran first) is not added: a store
+            // never keeps a membership in a missing row.
+            // (A member in another store cannot be checked here and is kept.)
+            func exists(_ id: ObjectID) -> Bool {
+                guard id.storeIdentifier == storeIdentifier else { return true }
+                guard let (root, pk, _) = try? locate(id) else { return false }
+                return contents.tables[root]?[pk] != nil
+            }
             if !change.removed.isEmpty {
                 let removed = Set(change.removed)
                 members.removeAll { removed.contains($0) }
             }
             if let order = change.order {
-                members = order
+                members = order.filter(exists)
             } else {
                 var present = Set(members)
-                for id in change.added where present.insert(id).inserted { members.append(id) }
+                for id in change.added where exists(id) && present.insert(id).inserted { members.append(id) }
             }
             row.toMany[change.relationship.slot] = members
             contents.tables[root]![pk] = row

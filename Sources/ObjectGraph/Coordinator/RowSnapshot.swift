@@ -83,7 +83,9 @@ public struct ToManyChange: Sendable {
     public var source: ObjectID
     /// The relationship (its `slot` indexes the source entity's to-many relationships).
     public var relationship: RelationshipDescription
-    /// Members added. Adding a present member is a no-op.
+    /// Members added. Adding a present member is a no-op; adding a member whose row does not
+    /// exist (deleted by a save that landed first) is dropped, as deleting a row drops the
+    /// memberships pointing at it — a store never keeps a membership in a missing row.
     public var added: [ObjectID]
     /// Members removed. Removing an absent member is a no-op.
     public var removed: [ObjectID]
