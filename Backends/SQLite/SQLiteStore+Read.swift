@@ -160,6 +160,8 @@ extension SQLiteStore {
             for source in sources { result[source] = [] }
             guard let sourceLayout = sources.first.flatMap({ schema.layouts[$0.entityName] }) else { return result }
             let storage = sourceLayout.toMany[relationship.slot]
+            let destination = model.destination(of: relationship)
+            let onlyDestination = schema.layouts[destination.name]?.allEntitiesOfRoot.count == 1 ? destination.name : nil
             let bySourceKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
             let keys = Array(bySourceKey.keys)
             var start = 0
@@ -176,10 +178,25 @@ extension SQLiteStore {
                 }
                 let statement = try connection.prepare(sql)
                 for (offset, key) in chunk.enumerated() { try statement.bind(key, at: Int32(offset + 1)) }
-                while try statement.step() {
-                    guard let source = bySourceKey[statement.int64(0)], let entity = statement.string(2) else { continue }
-                    result[source, default: []].append(ObjectID(entityName: entity, storeIdentifier: identifier, primaryKey: statement.int64(1)))
+                // Rows come grouped by source: collect each source's members, store them once.
+                var current: (key: Int64, id: ObjectID)? = nil
+                var members: [ObjectID] = []
+                func flush() {
+                    if let current { result[current.id] = members }
+                    members = []
                 }
+                while try statement.step() {
+                    let key = statement.int64(0)
+                    if current?.key != key {
+                        flush()
+                        current = bySourceKey[key].map { (key, $0) }
+                    }
+                    guard current != nil else { continue }
+                    // A destination hierarchy of one entity needs no entity column decoded.
+                    guard let entity = onlyDestination ?? statement.string(2) else { continue }
+                    members.append(ObjectID(entityName: entity, storeIdentifier: identifier, primaryKey: statement.int64(1)))
+                }
+                flush()
                 start += 500
             }
             return result
