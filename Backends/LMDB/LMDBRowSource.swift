@@ -7,16 +7,6 @@ struct LMDBRowSource: PredicateRowSource {
     let store: LMDBStore
     let txn: LMDBTransaction
 
-    func objectID(of row: RowSnapshot) -> ObjectID { row.objectID }
-
-    func attribute(_ attribute: AttributeDescription, of row: RowSnapshot) throws -> AttributeValue {
-        row.attributes[attribute.slot]
-    }
-
-    func toOneID(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> ObjectID? {
-        row.toOne[relationship.slot]
-    }
-
     func toOne(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> RowSnapshot? {
         guard let id = row.toOne[relationship.slot] else { return nil }
         return try store.row(id, in: txn)

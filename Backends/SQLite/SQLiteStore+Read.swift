@@ -105,7 +105,7 @@ extension SQLiteStore {
         if !(schema.layouts[request.entity.name]?.allEntitiesOfRoot.isSubset(of: requested) ?? false) {
             let names = requested.sorted()
             bindings = names.map { .string($0) }
-            conditions.append("t0.entity IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
+            conditions.append("t0.entity IN (\(Self.placeholders(names.count)))")
         }
         if let predicateSQL, predicateSQL != "1" { conditions.append(predicateSQL) }
         let from = "FROM \(SQLiteSchema.table(request.entity.rootName)) AS t0 " + compiler.joins.joined(separator: " ")
@@ -134,18 +134,14 @@ extension SQLiteStore {
             var result: [RowSnapshot] = []
             result.reserveCapacity(ids.count)
             for (root, keys) in byRoot {
-                var start = 0
-                while start < keys.count {
-                    let chunk = keys[start..<min(keys.count, start + 500)]
-                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                    let statement = try connection.prepare("SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(placeholders))")
+                try forEachChunk(of: keys) { chunk in
+                    let statement = try connection.prepare("SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(Self.placeholders(chunk.count)))")
                     for (offset, key) in chunk.enumerated() { try statement.bind(key.0, at: Int32(offset + 1)) }
                     let wanted = Dictionary(chunk.map { ($0.0, $0.1.entityName) }, uniquingKeysWith: { a, _ in a })
                     while try statement.step() {
                         guard let row = try snapshot(from: statement, root: root), wanted[row.objectID.primaryKey ?? -1] == row.objectID.entityName else { continue }
                         result.append(row)
                     }
-                    start += 500
                 }
             }
             return result
@@ -163,14 +159,12 @@ extension SQLiteStore {
             let destination = model.destination(of: relationship)
             let onlyDestination = schema.layouts[destination.name]?.allEntitiesOfRoot.count == 1 ? destination.name : nil
             let bySourceKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
-            let keys = Array(bySourceKey.keys)
-            var start = 0
-            while start < keys.count {
-                let chunk = keys[start..<min(keys.count, start + 500)]
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            if case .transient = storage { return result }
+            try forEachChunk(of: Array(bySourceKey.keys)) { chunk in
+                let placeholders = Self.placeholders(chunk.count)
                 let sql: String
                 switch storage {
-                case .transient: return result
+                case .transient: return
                 case .foreignKey(let table, let fk, let order):
                     sql = "SELECT \(fk), pk, entity FROM \(table) WHERE \(fk) IN (\(placeholders)) ORDER BY \(fk), \(order.map { "\($0), " } ?? "")pk"
                 case .join(let table):
@@ -197,7 +191,6 @@ extension SQLiteStore {
                     members.append(ObjectID(entityName: entity, storeIdentifier: identifier, primaryKey: statement.int64(1)))
                 }
                 flush()
-                start += 500
             }
             return result
         }

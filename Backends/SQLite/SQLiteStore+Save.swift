@@ -109,7 +109,7 @@ extension SQLiteStore {
                 // Membership lives in the destinations' foreign keys (saved as row updates);
                 // only the order of an ordered relationship is written here.
                 guard let order, let members = change.order else { continue }
-                let read = try connection.prepare("SELECT pk, entity, \(order) FROM \(table) WHERE pk IN (\(Array(repeating: "?", count: max(members.count, 1)).joined(separator: ", ")))")
+                let read = try connection.prepare("SELECT pk, entity, \(order) FROM \(table) WHERE pk IN (\(Self.placeholders(max(members.count, 1))))")
                 for (offset, member) in members.enumerated() { try read.bind(member.primaryKey ?? -1, at: Int32(offset + 1)) }
                 if members.isEmpty { try read.bind(Int64(-1), at: 1) }
                 var existing: [ObjectID: Int64] = [:]
@@ -199,19 +199,6 @@ extension SQLiteStore {
         return order.map { ($0, byRoot[$0] ?? []) }
     }
 
-    /// Runs `body` on slices of at most 500 rows (well under SQLite's bound-parameter limit);
-    /// full chunks share one cached statement shape.
-    private func forEachChunk<Row>(of rows: [Row], _ body: (ArraySlice<Row>) throws -> Void) throws {
-        var start = 0
-        while start < rows.count {
-            try body(rows[start..<min(rows.count, start + 500)])
-            start += 500
-        }
-    }
-
-    static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
 
     /// Writes an ordered join's new order: removed members are gone already; new and moved
     /// members get gap positions, unchanged ones stay put.

@@ -111,6 +111,21 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return try body(reader)
     }
 
+    /// Runs `body` on slices of at most 500 rows (well under SQLite's bound-parameter limit);
+    /// full chunks share one cached statement shape.
+    func forEachChunk<Row>(of rows: [Row], _ body: (ArraySlice<Row>) throws -> Void) throws {
+        var start = 0
+        while start < rows.count {
+            try body(rows[start..<min(rows.count, start + 500)])
+            start += 500
+        }
+    }
+
+    /// `?, ?, …` for `count` bound parameters.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
     /// The stored metadata.
     public func metadata() throws -> StoreMetadata {
         try withReader { connection in

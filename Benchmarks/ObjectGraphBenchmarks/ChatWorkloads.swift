@@ -30,6 +30,24 @@ enum ChatWorkloads {
         }
     }
 
+    /// The ObjectGraph side of a workload that writes: per run, a copy of `template`, a fresh
+    /// context on it and the IDs of `keys`; afterwards the stored state, read back.
+    static func writingSide(
+        _ fixtures: Fixtures, _ template: URL, as name: String, entity: String, keys: [Int],
+        _ body: @escaping (ManagedObjectContext, [ObjectID]) throws -> Tally
+    ) -> () throws -> Run {
+        {
+            let url = try fixtures.copy(template, as: name)
+            let reader = try SharedReader(fixtures, url)
+            let context = reader.freshContext()
+            let ids = keys.map { reader.id(entity, $0) }
+            return Run(
+                body: { try body(context, ids) },
+                after: { reader.container.close(); return try storedState(url) },
+                cleanup: { reader.container.close(); fixtures.remove(url) }, context: context)
+        }
+    }
+
     /// What a chat file holds, read back through raw sqlite3 (untimed): every message with
     /// its chat's title, and every chat. Independent of primary keys, so files written by
     /// either side compare equal when they hold the same graph.
@@ -270,15 +288,8 @@ enum ChatWorkloads {
         let template = try fixtures.chatTemplate()
         let chats = deletedChats(fixtures.sizes)
         return Sides(
-            objectGraph: {
-                let url = try fixtures.copy(template, as: "cascade-og")
-                let reader = try SharedReader(fixtures, url)
-                let context = reader.freshContext()
-                let ids = chats.map { reader.id("Chat", $0) }
-                return Run(
-                    body: { try ChatBodies.cascadeDelete(context, chats: ids) },
-                    after: { reader.container.close(); return try storedState(url) },
-                    cleanup: { reader.container.close(); fixtures.remove(url) }, context: context)
+            objectGraph: writingSide(fixtures, template, as: "cascade-og", entity: "Chat", keys: chats) { context, ids in
+                try ChatBodies.cascadeDelete(context, chats: ids)
             },
             raw: {
                 let url = try fixtures.copy(template, as: "cascade-raw")
@@ -312,15 +323,8 @@ enum ChatWorkloads {
         let template = try fixtures.chatTemplate()
         let keys = Array(stride(from: 10, through: fixtures.sizes.messages, by: 10))
         return Sides(
-            objectGraph: {
-                let url = try fixtures.copy(template, as: "update-og")
-                let reader = try SharedReader(fixtures, url)
-                let context = reader.freshContext()
-                let ids = keys.map { reader.id("Message", $0) }
-                return Run(
-                    body: { try ChatBodies.update(context, messages: ids) },
-                    after: { reader.container.close(); return try storedState(url) },
-                    cleanup: { reader.container.close(); fixtures.remove(url) }, context: context)
+            objectGraph: writingSide(fixtures, template, as: "update-og", entity: "Message", keys: keys) { context, ids in
+                try ChatBodies.update(context, messages: ids)
             },
             raw: {
                 let url = try fixtures.copy(template, as: "update-raw")

@@ -81,16 +81,7 @@ extension ManagedObjectContext {
                 rows.append(row)
             }
         } else {
-            var groups: [[AttributeValue]: [ManagedObject]] = [:]
-            var order: [[AttributeValue]] = []
-            for object in objects {
-                let key = try groupBy.map { try evaluator.sortValue($0, of: object) }
-                if groups[key] == nil { order.append(key) }
-                groups[key, default: []].append(object)
-            }
-            if groupBy.isEmpty && order.isEmpty { order = [[]]; groups[[]] = [] }
-            for key in order {
-                let members = groups[key] ?? []
+            for (key, members) in try RowGrouping.group(objects, by: groupBy, evaluator) {
                 var row = FetchedRow()
                 for column in columns {
                     row[column.property.name] = try column.aggregate(over: members, evaluator, groupKey: key, groupBy: request.propertiesToGroupBy)

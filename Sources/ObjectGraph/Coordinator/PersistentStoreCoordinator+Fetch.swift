@@ -12,16 +12,15 @@ extension PersistentStoreCoordinator {
     }
 
     /// `installsRows: true` when the caller installs every returned row in its objects at once.
-    /// Such rows are cached for other contexts only when they are few (a tenth of the cache at
-    /// most): a large result is a scan, and caching it would copy every row and evict the
-    /// whole cache for rows nobody is likely to ask for again (as ``BatchedFetchResults``).
+    /// Such rows are cached for other contexts only when ``RowCache/keepsBatch(of:)``: a large
+    /// result is a scan (as ``BatchedFetchResults``).
     func fetch(_ request: StoreFetchRequest, installsRows: Bool = false) throws -> FetchAnswer {
         let entries = try self.entries(holding: request.entity.name)
         if entries.count == 1 {
             let entry = entries[0]
             let mark = rowCache.readMark
             let result = try entry.gate.read { try entry.store.fetch(request) }
-            if !installsRows || result.snapshots.count <= rowCache.capacity / 10 || !result.applied.isSuperset(of: .all) {
+            if !installsRows || rowCache.keepsBatch(of: result.snapshots.count) || !result.applied.isSuperset(of: .all) {
                 rowCache.store(result.snapshots, readSince: mark)
             }
             if result.applied.isSuperset(of: .all) {
@@ -82,16 +81,6 @@ extension PersistentStoreCoordinator {
 /// predicates that a store did not evaluate itself.
 struct SnapshotRowSource: PredicateRowSource {
     let coordinator: PersistentStoreCoordinator
-
-    func objectID(of row: RowSnapshot) -> ObjectID { row.objectID }
-
-    func attribute(_ attribute: AttributeDescription, of row: RowSnapshot) throws -> AttributeValue {
-        row.attributes[attribute.slot]
-    }
-
-    func toOneID(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> ObjectID? {
-        row.toOne[relationship.slot]
-    }
 
     func toOne(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> RowSnapshot? {
         guard let id = row.toOne[relationship.slot] else { return nil }

@@ -18,8 +18,7 @@ extension PersistentStoreCoordinator {
         return try groupsFromRows(request, grouping)
     }
 
-    /// The shared definition of grouping, over row snapshots: keys compared with `==` of
-    /// ``AttributeValue`` (so canonically equivalent strings group together), aggregates with
+    /// The shared definition of grouping (``RowGrouping``) over row snapshots, aggregates with
     /// ``AggregateFunction/apply(_:)``.
     private func groupsFromRows(_ request: StoreFetchRequest, _ grouping: StoreGrouping) throws -> [[AttributeValue]] {
         var rowsRequest = request
@@ -28,36 +27,21 @@ extension PersistentStoreCoordinator {
         rowsRequest.offset = 0
         rowsRequest.limit = nil
         var answer = try fetch(rowsRequest, installsRows: true)
-        if answer.rows.count != answer.ids.count { answer.rows = try snapshots(for: answer.ids) }
+        if answer.rows.count != answer.ids.count {
+            // Rows in the answer's order: groups come in the order of their first row.
+            let byID = Dictionary(try snapshots(for: answer.ids).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+            answer.rows = answer.ids.compactMap { byID[$0] }
+        }
         let evaluator = PredicateEvaluator(source: SnapshotRowSource(coordinator: self))
         let keys = try grouping.keys.map { try ResolvedKeyPath.resolve($0, from: request.entity, in: model) }
         let functions: [(AggregateFunction, ResolvedKeyPath)?] = try grouping.aggregates.map { aggregate in
             guard case .function(let function, let keyPath) = aggregate else { return nil }
             return (function, try ResolvedKeyPath.resolve(keyPath, from: request.entity, in: model))
         }
-        var order: [[AttributeValue]] = []
-        var members: [[AttributeValue]: (count: Int, values: [[AttributeValue]])] = [:]
-        for row in answer.rows {
-            let key = try keys.map { try evaluator.sortValue($0, of: row) }
-            if members[key] == nil {
-                order.append(key)
-                members[key] = (0, Array(repeating: [], count: functions.count))
-            }
-            members[key]!.count += 1
-            for (index, function) in functions.enumerated() {
-                guard let (_, path) = function else { continue }
-                members[key]!.values[index].append(try evaluator.sortValue(path, of: row))
-            }
-        }
-        if keys.isEmpty && order.isEmpty {
-            order = [[]]
-            members[[]] = (0, Array(repeating: [], count: functions.count))
-        }
-        return order.map { key in
-            let group = members[key]!
-            return key + functions.enumerated().map { index, function in
-                guard let (aggregate, _) = function else { return .integer(Int64(group.count)) }
-                return aggregate.apply(group.values[index])
+        return try RowGrouping.group(answer.rows, by: keys, evaluator).map { key, members in
+            try key + functions.map { function in
+                guard let (aggregate, path) = function else { return .integer(Int64(members.count)) }
+                return aggregate.apply(try members.map { try evaluator.sortValue(path, of: $0) })
             }
         }
     }

@@ -130,8 +130,9 @@ public final class PersistentStoreCoordinator: Sendable {
         if ids.count == 1, let id = ids.first, !id.isTemporary {
             // One fault: no grouping by store.
             let entry = try entry(for: id)
+            let mark = rowCache.readMark
             let rows = try entry.gate.read { try entry.store.snapshots(for: ids) }
-            if caching { rowCache.store(rows) }
+            if caching { rowCache.store(rows, readSince: mark) }
             return rows
         }
         var byStore: [String: (Entry, [ObjectID])] = [:]
@@ -233,7 +234,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             // Updated rows must replace what the cache holds; new rows are cached only when few
             // (a bulk insert would evict the whole cache for rows its objects already hold).
-            if part.inserted.count <= rowCache.capacity / 10 { rowCache.store(part.inserted) }
+            if rowCache.keepsBatch(of: part.inserted.count) { rowCache.store(part.inserted) }
             rowCache.store(part.updated.map(\.values))
             rowCache.remove(part.deleted.map(\.objectID))
         }

@@ -17,6 +17,12 @@ public final class RowCache: Sendable {
     /// Creates a cache holding at most `capacity` rows.
     public init(capacity: Int = 100_000) { self.capacity = capacity }
 
+    /// Whether a batch of `count` rows that its reader also keeps elsewhere (in objects) is
+    /// worth caching: at most a tenth of the capacity. A larger batch is a scan or a bulk
+    /// insert; caching it would copy every row and evict the whole cache for rows nobody is
+    /// likely to ask the cache for.
+    public func keepsBatch(of count: Int) -> Bool { count <= capacity / 10 }
+
     /// The cached row for `id`.
     public func snapshot(for id: ObjectID) -> RowSnapshot? {
         rows.withLock { $0[id] }

@@ -28,6 +28,21 @@ extension PredicateRowSource {
     }
 }
 
+extension PredicateRowSource where Row == RowSnapshot {
+    /// The snapshot's ID.
+    public func objectID(of row: RowSnapshot) -> ObjectID { row.objectID }
+
+    /// The snapshot's value in the attribute's slot.
+    public func attribute(_ attribute: AttributeDescription, of row: RowSnapshot) throws -> AttributeValue {
+        row.attributes[attribute.slot]
+    }
+
+    /// The snapshot's destination in the to-one's slot.
+    public func toOneID(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> ObjectID? {
+        row.toOne[relationship.slot]
+    }
+}
+
 /// The reference semantics of predicates: every store's answer must equal this one's.
 ///
 /// - `== nil` matches a missing value; ordering comparisons with `nil` are false; `!= nil`
