@@ -9,28 +9,9 @@ extension SQLiteStore {
         return (["pk", "entity", "version"] + (schema.tableColumns[root] ?? [])).map { prefix + $0 }.joined(separator: ", ")
     }
 
-    /// Builds a snapshot from the current row of `statement` (selected with ``selectList(_:)``),
-    /// through the column positions the schema resolved once per entity.
-    func snapshot(from statement: SQLiteStatement, root: String) throws -> RowSnapshot? {
-        guard let entityName = statement.string(1), let layout = schema.layouts[entityName] else { return nil }
-        var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(layout.attributePositions.count)
-        for (slot, position) in layout.attributePositions.enumerated() {
-            guard let position else { attributes.append(.null); continue }
-            attributes.append(statement.value(position, as: layout.entity.attributes[slot].type))
-        }
-        var toOne: [ObjectID?] = []
-        toOne.reserveCapacity(layout.toOnePositions.count)
-        for positions in layout.toOnePositions {
-            guard let positions, !statement.isNull(positions.pk), let destination = statement.string(positions.entity) else {
-                toOne.append(nil)
-                continue
-            }
-            toOne.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: statement.int64(positions.pk)))
-        }
-        return RowSnapshot(
-            objectID: ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: statement.int64(0)),
-            version: statement.int64(2), attributes: attributes, toOne: toOne)
+    /// Builds a snapshot from the current row of `statement` (selected with ``selectList(_:)``).
+    func snapshot(from statement: SQLiteStatement, root: String) -> RowSnapshot? {
+        rowReaders[root]?.snapshot(statement)
     }
 
     /// Answers a fetch in SQL: the predicate and sort compiled with bound parameters where
@@ -78,16 +59,17 @@ extension SQLiteStore {
             var applied: StoreFetchResult.Applied = []
             if predicateSQL != nil { applied.insert(.predicate) }
             if everything { applied = .all }
+            guard let reader = rowReaders[root] else { return StoreFetchResult(snapshots: [], applied: applied) }
             if request.resultType == .objectIDs && everything {
                 var ids: [ObjectID] = []
                 while try statement.step() {
-                    ids.append(ObjectID(entityName: statement.string(1) ?? request.entity.name, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+                    if let id = reader.objectID(statement, pkColumn: 0, entityColumn: 1) { ids.append(id) }
                 }
                 return StoreFetchResult(objectIDs: ids, applied: applied)
             }
             var rows: [RowSnapshot] = []
             while try statement.step() {
-                if let row = try snapshot(from: statement, root: root) { rows.append(row) }
+                if let row = reader.snapshot(statement) { rows.append(row) }
             }
             return StoreFetchResult(snapshots: rows, applied: applied)
         }
@@ -119,27 +101,29 @@ extension SQLiteStore {
         try withReader { connection in
             if ids.count == 1, let id = ids.first {
                 // One fault: a prepared point query, the common case.
-                guard id.storeIdentifier == identifier, let pk = id.primaryKey, let entity = model.entity(named: id.entityName),
-                      let sql = schema.selectByKey[entity.rootName] else { return [] }
+                guard let pk = id.primaryKey, let entity = model.entity(for: id), let reader = rowReaders[entity.rootName],
+                      reader.namespaces[entity.name] == id.namespace, let sql = schema.selectByKey[entity.rootName] else { return [] }
                 let statement = try connection.prepare(sql)
                 try statement.bind(pk, at: 1)
-                guard try statement.step(), let row = try snapshot(from: statement, root: entity.rootName), row.objectID.entityName == id.entityName else { return [] }
+                guard try statement.step(), let row = reader.snapshot(statement), row.objectID == id else { return [] }
                 return [row]
             }
             var byRoot: [String: [(Int64, ObjectID)]] = [:]
-            for id in ids where id.storeIdentifier == identifier {
-                guard let pk = id.primaryKey, let entity = model.entity(named: id.entityName) else { continue }
+            for id in ids {
+                guard let pk = id.primaryKey, let entity = model.entity(for: id),
+                      rowReaders[entity.rootName]?.namespaces[entity.name] == id.namespace else { continue }
                 byRoot[entity.rootName, default: []].append((pk, id))
             }
             var result: [RowSnapshot] = []
             result.reserveCapacity(ids.count)
             for (root, keys) in byRoot {
+                guard let reader = rowReaders[root] else { continue }
                 try forEachChunk(of: keys) { chunk in
                     let statement = try connection.prepare("SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(Self.placeholders(chunk.count)))")
                     for (offset, key) in chunk.enumerated() { try statement.bind(key.0, at: Int32(offset + 1)) }
-                    let wanted = Dictionary(chunk.map { ($0.0, $0.1.entityName) }, uniquingKeysWith: { a, _ in a })
+                    let wanted = Set(chunk.map(\.1))
                     while try statement.step() {
-                        guard let row = try snapshot(from: statement, root: root), wanted[row.objectID.primaryKey ?? -1] == row.objectID.entityName else { continue }
+                        guard let row = reader.snapshot(statement), wanted.contains(row.objectID) else { continue }
                         result.append(row)
                     }
                 }
@@ -154,10 +138,9 @@ extension SQLiteStore {
             var result: [ObjectID: [ObjectID]] = [:]
             result.reserveCapacity(sources.count)
             for source in sources { result[source] = [] }
-            guard let sourceLayout = sources.first.flatMap({ schema.layouts[$0.entityName] }) else { return result }
+            guard let sourceLayout = sources.first.flatMap({ model.entity(for: $0) }).flatMap({ schema.layouts[$0.name] }),
+                  let reader = rowReaders[model.destination(of: relationship).rootName] else { return result }
             let storage = sourceLayout.toMany[relationship.slot]
-            let destination = model.destination(of: relationship)
-            let onlyDestination = schema.layouts[destination.name]?.allEntitiesOfRoot.count == 1 ? destination.name : nil
             let bySourceKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
             if case .transient = storage { return result }
             try forEachChunk(of: Array(bySourceKey.keys)) { chunk in
@@ -187,8 +170,8 @@ extension SQLiteStore {
                     }
                     guard current != nil else { continue }
                     // A destination hierarchy of one entity needs no entity column decoded.
-                    guard let entity = onlyDestination ?? statement.string(2) else { continue }
-                    members.append(ObjectID(entityName: entity, storeIdentifier: identifier, primaryKey: statement.int64(1)))
+                    guard let member = reader.objectID(statement, pkColumn: 1, entityColumn: 2) else { continue }
+                    members.append(member)
                 }
                 flush()
             }

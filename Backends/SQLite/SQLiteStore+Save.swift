@@ -19,10 +19,14 @@ extension SQLiteStore {
     }
 
     private func root(of id: ObjectID) throws -> (root: String, pk: Int64, layout: SQLiteSchema.EntityLayout) {
-        guard id.storeIdentifier == identifier, let pk = id.primaryKey else {
-            throw StoreError(.missingRow, "\(id) is not a permanent ID of SQLite store \(identifier)")
+        guard let pk = id.primaryKey, let layout = layoutsByNamespace[id.namespace] else {
+            guard id.storeIdentifier == identifier, !id.isTemporary else {
+                throw StoreError(.missingRow, "\(id) is not a permanent ID of SQLite store \(identifier)")
+            }
+            // Throws the schema's own error for an entity the store does not hold.
+            let layout = try schema.layout(id.entityName)
+            return (layout.entity.rootName, id.primaryKey ?? 0, layout)
         }
-        let layout = try schema.layout(id.entityName)
         return (layout.entity.rootName, pk, layout)
     }
 
@@ -36,7 +40,7 @@ extension SQLiteStore {
         for (slot, pair) in layout.toOneColumns.enumerated() where pair != nil {
             if let id = snapshot.toOne[slot], let pk = id.primaryKey {
                 values.append(.integer(pk))
-                values.append(.string(id.entityName))
+                values.append(.string(layoutsByNamespace[id.namespace]?.entity.name ?? id.entityName))
             } else {
                 values.append(.null)
                 values.append(.null)
@@ -54,7 +58,7 @@ extension SQLiteStore {
     private func storedSnapshot(_ connection: SQLiteConnection, _ id: ObjectID, root: String, pk: Int64) throws -> RowSnapshot? {
         let statement = try connection.prepare(schema.selectByKey[root] ?? "SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
         try statement.bind(pk, at: 1)
-        return try statement.step() ? try snapshot(from: statement, root: root) : nil
+        return try statement.step() ? snapshot(from: statement, root: root) : nil
     }
 
     private func apply(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws {
@@ -95,7 +99,7 @@ extension SQLiteStore {
             let values = columnValues(of: snapshot, layout)
             let statement = try connection.prepare(layout.insertSQL)
             try statement.bind(pk, at: 1)
-            try statement.bind(snapshot.objectID.entityName, at: 2)
+            try statement.bind(layout.entity.name, at: 2)
             try statement.bind(snapshot.version, at: 3)
             for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 4)) }
             try statement.run()

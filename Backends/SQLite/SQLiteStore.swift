@@ -22,6 +22,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// The database file.
     public let url: URL
     let schema: SQLiteSchema
+    /// Row decoding per table, by root entity name (see ``SQLiteRowReader``).
+    let rowReaders: [String: SQLiteRowReader]
+    /// Layouts by the namespace of this store's IDs: an ID's entity without its name.
+    let layoutsByNamespace: [ObjectID.Namespace: SQLiteSchema.EntityLayout]
     let model: ManagedObjectModel
     private let lock = Guarded<Void>(())
     let connection: SQLiteConnection
@@ -46,6 +50,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let synchronous = request.options["synchronous"]?.uppercased() == "FULL" ? "FULL" : "NORMAL"
             try connection.execute("PRAGMA synchronous=\(synchronous); PRAGMA foreign_keys=OFF;")
             self.identifier = try Self.prepareSchema(connection, schema: schema, request: request, url: url)
+            self.rowReaders = SQLiteRowReader.readers(for: schema, storeIdentifier: identifier)
+            var layoutsByNamespace: [ObjectID.Namespace: SQLiteSchema.EntityLayout] = [:]
+            for (name, layout) in schema.layouts {
+                layoutsByNamespace[ObjectID.Namespace(entityName: name, storeIdentifier: identifier)] = layout
+            }
+            self.layoutsByNamespace = layoutsByNamespace
             connection.resetActive()
         } catch {
             connection.close()

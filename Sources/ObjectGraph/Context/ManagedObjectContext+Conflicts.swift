@@ -68,7 +68,7 @@ extension ManagedObjectContext {
 
     private func describe(_ error: StoreError) throws -> [MergeConflictError.ObjectConflict] {
         try error.conflicts.map { conflict in
-            let object = registry[conflict.objectID]?.object
+            let object = registeredLive(conflict.objectID)
             var result = MergeConflictError.ObjectConflict(
                 objectID: conflict.objectID, readVersion: object?.committedSnapshot?.version,
                 storedVersion: conflict.storedVersion, contextDeletes: object?.isDeletedStorage ?? false, properties: [])
@@ -103,7 +103,7 @@ extension ManagedObjectContext {
         var goneIDs: Set<ObjectID> = []
         var redelete: [ManagedObject] = []
         for conflict in conflicts {
-            guard let object = registry[conflict.objectID]?.object else { continue }
+            guard let object = registeredLive(conflict.objectID) else { continue }
             let stored = try storedRow(conflict)
             if object.isDeletedStorage {
                 guard let stored else {
@@ -172,7 +172,7 @@ extension ManagedObjectContext {
     /// cleared (so nothing saved points at a missing record), and they become inaccessible.
     func dropObjectsDeletedElsewhere(_ ids: Set<ObjectID>) throws {
         for id in ids {
-            guard let object = registry[id]?.object else { continue }
+            guard let object = registeredLive(id) else { continue }
             updatedStorage.removeValue(forKey: id)
             deletedStorage.removeValue(forKey: id)
             object.isUpdatedStorage = false
@@ -188,8 +188,7 @@ extension ManagedObjectContext {
     /// Removes `ids` from the values of every registered object: unsaved references are
     /// cleared as changes, loaded stored ones silently (the store already dropped them).
     func clearReferences(to ids: Set<ObjectID>) {
-        for entry in registry.values {
-            guard let object = entry.object else { continue }
+        for object in registry.values {
             if !object.isFaultStorage {
                 for relationship in object.entity.toOneRelationships {
                     guard let id = object.toOneValues[relationship.slot], ids.contains(id) else { continue }

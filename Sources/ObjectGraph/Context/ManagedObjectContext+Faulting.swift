@@ -17,7 +17,7 @@ extension ManagedObjectContext {
         if let group = batchGroups[object.objectID] {
             // The object came from a batched fetch: load its batch in one round trip.
             for id in group.ids { batchGroups.removeValue(forKey: id) }
-            try fulfillFaults(group.ids.compactMap { registry[$0]?.object })
+            try fulfillFaults(group.ids.compactMap { registeredLive($0) })
             if !object.isFaultStorage { return }
         }
         let snapshot: RowSnapshot?

@@ -97,10 +97,10 @@ extension ManagedObjectContext {
     }
 
     func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
-        let names = includesSubentities ? entity.hierarchyNames : [entity.name]
-        return insertedStorage.keys.contains { names.contains($0.entityName) }
-            || updatedStorage.keys.contains { names.contains($0.entityName) }
-            || deletedStorage.keys.contains { names.contains($0.entityName) }
+        let tokens = includesSubentities ? entity.hierarchyTokens : [entity.nameToken]
+        return insertedStorage.keys.contains { tokens.contains($0.entityToken) }
+            || updatedStorage.keys.contains { tokens.contains($0.entityToken) }
+            || deletedStorage.keys.contains { tokens.contains($0.entityToken) }
     }
 
     /// The matching IDs in order, with their rows in the same order when the store sent rows
@@ -121,7 +121,7 @@ extension ManagedObjectContext {
         storeRequest.resultType = .objectIDs
         statisticsStorage.storeRoundTrips += 1
         let stored = try coordinator.fetch(storeRequest).ids
-        let names = storeRequest.entityNames
+        let tokens = request.includesSubentities ? entity.hierarchyTokens : [entity.nameToken]
         let source = ObjectRowSource(context: self)
         let evaluator = PredicateEvaluator(source: source)
         let compiled = try storeRequest.predicate.map { try CompiledPredicate.compile($0, for: entity, in: model) }
@@ -131,10 +131,10 @@ extension ManagedObjectContext {
         }
         var candidates = OrderedSet<ObjectID>()
         for id in stored where deletedStorage[id] == nil && updatedStorage[id] == nil { candidates.append(id) }
-        for (id, object) in updatedStorage where names.contains(id.entityName) {
+        for (id, object) in updatedStorage where tokens.contains(id.entityToken) {
             if try matches(object) { candidates.append(id) }
         }
-        for (id, object) in insertedStorage where names.contains(id.entityName) {
+        for (id, object) in insertedStorage where tokens.contains(id.entityToken) {
             if try matches(object) { candidates.append(id) }
         }
         var objects = candidates.map(registeredOrFault)

@@ -40,7 +40,7 @@ extension ManagedObjectContext {
         if !changes.deleted.isEmpty {
             for id in changes.deleted {
                 coordinator.rowCache.remove(id)
-                if let object = registry[id]?.object { invalidated.insert(object) }
+                if let object = registeredLive(id) { invalidated.insert(object) }
             }
             try dropObjectsDeletedElsewhere(changes.deleted)
         }
@@ -48,7 +48,7 @@ extension ManagedObjectContext {
         defer { postMerged(refreshed: refreshed, invalidated: invalidated) }
         var stale: [ManagedObject] = []
         for id in changes.updated {
-            guard let object = registry[id]?.object, object.contextStorage === self, !object.isDeletedStorage else { continue }
+            guard let object = registeredLive(id), object.contextStorage === self, !object.isDeletedStorage else { continue }
             if object.isFaultStorage {
                 for slot in object.toManyStates.indices { object.toManyStates[slot].members = nil }
             } else {

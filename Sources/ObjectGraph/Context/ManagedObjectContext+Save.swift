@@ -88,9 +88,8 @@ extension ManagedObjectContext {
             let old = object.objectID
             map[old] = new
             registry.removeValue(forKey: old)
-            if retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
-            registry[new] = WeakObject(object: object)
+            registry[new] = object
         }
         var rekeyed: [ObjectID: ManagedObject] = [:]
         rekeyed.reserveCapacity(insertedStorage.count)
@@ -241,8 +240,7 @@ extension ManagedObjectContext {
     /// still holds are detached (touching them throws or stops with "objectInaccessible").
     public func reset() {
         requireQueue("reset()")
-        for entry in registry.values {
-            guard let object = entry.object else { continue }
+        for object in registry.values {
             object.contextStorage = nil
             object.isInaccessibleStorage = true
         }
@@ -250,7 +248,7 @@ extension ManagedObjectContext {
         recentlyReached = []
         recentlyReachedNext = 0
         batchGroups = [:]
-        retained = [:]
+        sweepThreshold = 4096
         undoStack?.removeAllActions()
         insertedStorage = [:]
         updatedStorage = [:]

@@ -36,13 +36,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     let token: Int
 
-    struct WeakObject {
-        weak var object: ManagedObject?
-    }
-
     // State below is confined to the context's queue.
-    var registry: [ObjectID: WeakObject] = [:]
-    var retained: [ObjectID: ManagedObject] = [:]
+    /// Every registered object, held strongly (see ``registeredLive(_:)`` for why that still
+    /// behaves as Core Data's weak registry).
+    var registry: [ObjectID: ManagedObject] = [:]
     // Plain dictionaries: cascades remove objects from these sets one at a time, which must
     // stay O(1). Saves sort them once (``inSaveOrder(_:)``) so change sets are deterministic.
     var insertedStorage: [ObjectID: ManagedObject] = [:]
@@ -55,15 +52,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var changeLog = ChangeLog()
     /// Members of batched fetches not loaded yet, by ID (see ``FetchRequest/fetchBatchSize``).
     var batchGroups: [ObjectID: BatchGroup] = [:]
+    /// The registry is swept of objects only it holds when it grows past this.
     var sweepThreshold = 4096
-    var registrationsSinceDrain = 0
     /// Objects recently reached through relationships, held strongly (see ``reachedObject(_:)``).
     var recentlyReached: [ManagedObject] = []
     var recentlyReachedNext = 0
     static let recentlyReachedCapacity = 1024
-    /// IDs of registered objects that were deallocated, appended by ``ManagedObject``'s
-    /// deinit on whatever thread released them; the context drains it on its own queue.
-    let graveyard = Guarded<[ObjectID]>([])
     var statisticsStorage = ContextStatistics()
 
     /// Whether the context keeps strong references to every registered object (by default
@@ -185,34 +179,46 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The registered object for `id`, without creating a fault.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
         requireQueue("registeredObject(for: \(id))")
-        return registry[id]?.object
+        return registeredLive(id)
     }
 
     /// Every object currently registered (and alive) in the context.
     public var registeredObjects: Set<ManagedObject> {
         requireQueue("registeredObjects")
-        return Set(registry.values.compactMap(\.object))
+        var live = Set<ManagedObject>()
+        var index = registry.startIndex
+        while index != registry.endIndex {
+            if !isReleasedByApp(at: index) { live.insert(registry.values[index]) }
+            registry.formIndex(after: &index)
+        }
+        return live
     }
 
     func registeredOrFault(_ id: ObjectID) -> ManagedObject {
-        if let existing = registry[id]?.object { return existing }
-        guard let entity = model.entity(named: id.entityName) else {
+        let index = registry.index(forKey: id)
+        if let index, !isReleasedByApp(at: index) { return registry.values[index] }
+        guard let entity = model.entity(for: id) else {
             ManagedObject.trap("object ID \(id) names entity \(id.entityName), which the model does not have")
         }
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
         object.objectID = id
         object.contextStorage = self
-        register(object)
+        if let index {
+            // Replaces the object the app let go of, exactly as if it had been deallocated.
+            registry.values[index] = object
+        } else {
+            register(object)
+        }
         return object
     }
 
     /// The object for `id` reached through a relationship (or a prefetch). A newly created one
-    /// is also kept alive in a small ring of recently reached objects: the registry holds
-    /// objects weakly, and without it a traversal that reaches the same 100 subjects from
-    /// 10,000 students would create, fault and free each subject 100 times. The ring is
-    /// bounded (``recentlyReachedCapacity`` objects), so memory stays bounded; `reset()` empties it.
+    /// is also kept alive in a small ring of recently reached objects: without it a traversal
+    /// that reaches the same 100 subjects from 10,000 students would create, fault and free
+    /// each subject 100 times. The ring is bounded (``recentlyReachedCapacity`` objects), so
+    /// memory stays bounded; `reset()` empties it.
     func reachedObject(_ id: ObjectID) -> ManagedObject {
-        if let existing = registry[id]?.object { return existing }
+        if let index = registry.index(forKey: id), !isReleasedByApp(at: index) { return registry.values[index] }
         let object = registeredOrFault(id)
         if recentlyReached.count < Self.recentlyReachedCapacity {
             recentlyReached.append(object)
@@ -223,26 +229,47 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return object
     }
 
+    /// The registered object for `id`, unless only the registry still holds it.
+    func registeredLive(_ id: ObjectID) -> ManagedObject? {
+        guard let index = registry.index(forKey: id), !isReleasedByApp(at: index) else { return nil }
+        return registry.values[index]
+    }
+
+    /// Whether the registry's reference is the object's only one: neither the app, nor change
+    /// tracking, nor the ring of reached objects holds it, so for every purpose it is gone.
+    ///
+    /// The registry holds objects strongly instead of weakly: a weak reference gives every
+    /// object a side table and sends each of its retains and releases down the runtime's slow
+    /// path, which cost more than everything else of a fetch. Core Data's weak semantics are
+    /// kept by treating an object only the registry holds as absent, and by sweeping such
+    /// objects when the registry has grown. The check is safe against other threads: an object
+    /// held by the registry alone can only be reached through the registry, on this queue.
+    @inline(__always)
+    func isReleasedByApp(at index: Dictionary<ObjectID, ManagedObject>.Index) -> Bool {
+        !retainsRegisteredObjects && isKnownUniquelyReferenced(&registry.values[index])
+    }
+
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = WeakObject(object: object)
-        if retainsRegisteredObjects { retained[object.objectID] = object }
-        registrationsSinceDrain += 1
-        // Drain when the registry has grown, and every few thousand registrations (objects
-        // re-created for the same IDs do not grow the registry but do fill the graveyard).
-        if registry.count > sweepThreshold || registrationsSinceDrain >= 4096 {
-            registrationsSinceDrain = 0
-            // Remove exactly the entries whose objects died (their deinit reported them), and
-            // only if no new object has been registered for the ID since.
-            for id in graveyard.withLock({ dead in defer { dead.removeAll() }; return dead }) where registry[id]?.object == nil {
-                registry.removeValue(forKey: id)
-            }
-            sweepThreshold = max(4096, registry.count * 2)
+        registry[object.objectID] = object
+        if registry.count > sweepThreshold { sweepReleasedObjects() }
+    }
+
+    /// Drops the objects only the registry holds; amortized O(1) per registration, since the
+    /// next sweep waits until the registry has doubled again.
+    func sweepReleasedObjects() {
+        guard !retainsRegisteredObjects else { return }
+        var released: [ObjectID] = []
+        var index = registry.startIndex
+        while index != registry.endIndex {
+            if isKnownUniquelyReferenced(&registry.values[index]) { released.append(registry.keys[index]) }
+            registry.formIndex(after: &index)
         }
+        for id in released { registry.removeValue(forKey: id) }
+        sweepThreshold = max(4096, registry.count * 2)
     }
 
     func unregister(_ object: ManagedObject) {
         registry.removeValue(forKey: object.objectID)
-        retained.removeValue(forKey: object.objectID)
     }
 
     // MARK: Insert
@@ -336,10 +363,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         var keyed: [(rank: UInt64, key: Int64, object: ManagedObject)] = []
         keyed.reserveCapacity(objects.count)
         for (id, object) in objects {
-            switch id.key {
-            case .permanent(_, let pk): keyed.append((0, pk, object))
-            case .temporary(let sequence): keyed.append((1, Int64(truncatingIfNeeded: sequence), object))
-            }
+            keyed.append((id.isTemporary ? 1 : 0, id.value, object))
         }
         keyed.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.key < $1.key }
         return keyed.map(\.object)

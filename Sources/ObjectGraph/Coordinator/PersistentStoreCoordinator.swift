@@ -19,6 +19,18 @@ public final class PersistentStoreCoordinator: Sendable {
         let description: StoreDescription
         let entityNames: Set<String>
         let gate: Gate
+        /// The interned store identifier and entity names, so routing an ID compares integers.
+        let storeToken: UInt32
+        let entityTokens: Set<UInt32>
+
+        init(store: any PersistentStore, description: StoreDescription, entityNames: Set<String>, gate: Gate) {
+            self.store = store
+            self.description = description
+            self.entityNames = entityNames
+            self.gate = gate
+            self.storeToken = InternedNames.shared.token(for: store.identifier)
+            self.entityTokens = Set(entityNames.map { InternedNames.shared.token(for: $0) })
+        }
     }
 
     /// Serializes calls into one store: every call, or — for a store declaring
@@ -100,14 +112,14 @@ public final class PersistentStoreCoordinator: Sendable {
     // MARK: Routing
 
     func entry(for id: ObjectID) throws -> Entry {
-        if let storeID = id.storeIdentifier {
+        if !id.isTemporary {
             // Looked up under the lock: copying the list out would cost more than the search.
-            guard let entry = entries.withLock({ $0.first(where: { $0.store.identifier == storeID }) }) else {
-                throw ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(storeID), which is not attached")
+            guard let entry = entries.withLock({ $0.first(where: { $0.storeToken == id.storeToken }) }) else {
+                throw ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(id.storeIdentifier ?? "?"), which is not attached")
             }
             return entry
         }
-        guard let entry = entries.withLock({ $0.first(where: { $0.entityNames.contains(id.entityName) }) }) else {
+        guard let entry = entries.withLock({ $0.first(where: { $0.entityTokens.contains(id.entityToken) }) }) else {
             throw ObjectGraphError(.noStore, objectID: id, "no attached store holds entity \(id.entityName)")
         }
         return entry
@@ -135,10 +147,10 @@ public final class PersistentStoreCoordinator: Sendable {
             if caching { rowCache.store(rows, readSince: mark) }
             return rows
         }
-        var byStore: [String: (Entry, [ObjectID])] = [:]
+        var byStore: [UInt32: (Entry, [ObjectID])] = [:]
         for id in ids where !id.isTemporary {
             let entry = try entry(for: id)
-            byStore[entry.store.identifier, default: (entry, [])].1.append(id)
+            byStore[entry.storeToken, default: (entry, [])].1.append(id)
         }
         var result: [RowSnapshot] = []
         for (entry, storeIDs) in byStore.values {
@@ -153,14 +165,14 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Members of a to-many relationship for each source.
     func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
         let single = entries.withLock { $0.count == 1 ? $0[0] : nil }
-        if let entry = single, sources.allSatisfy({ $0.storeIdentifier == entry.store.identifier }) {
+        if let entry = single, sources.allSatisfy({ $0.storeToken == entry.storeToken }) {
             // One store: its answer is the answer.
             return try entry.gate.read { try entry.store.relatedIDs(for: relationship, of: sources) }
         }
-        var byStore: [String: (Entry, [ObjectID])] = [:]
+        var byStore: [UInt32: (Entry, [ObjectID])] = [:]
         for id in sources where !id.isTemporary {
             let entry = try entry(for: id)
-            byStore[entry.store.identifier, default: (entry, [])].1.append(id)
+            byStore[entry.storeToken, default: (entry, [])].1.append(id)
         }
         var result: [ObjectID: [ObjectID]] = [:]
         for (entry, storeIDs) in byStore.values {
@@ -173,22 +185,26 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Permanent IDs for temporary ones, in the same order: one key allocation per store and
     /// entity hierarchy.
     func permanentIDs(for temporaries: [ObjectID]) throws -> [ObjectID] {
-        var groups: [String: [Int]] = [:]  // "store|root" → indexes
-        var entryFor: [String: Entry] = [:]
+        // Grouped by entity (a temporary ID's store follows from its entity) with integer keys
+        // first, then merged per store and entity hierarchy.
+        var byEntity: [UInt32: (entry: Entry, indexes: [Int])] = [:]
         for (index, id) in temporaries.enumerated() {
-            let entry = try entry(for: id)
-            let root = model.entity(named: id.entityName)?.rootName ?? id.entityName
-            let key = entry.store.identifier + "|" + root
-            groups[key, default: []].append(index)
-            entryFor[key] = entry
+            if byEntity[id.entityToken] == nil { byEntity[id.entityToken] = (try entry(for: id), []) }
+            byEntity[id.entityToken]?.indexes.append(index)
+        }
+        var byRoot: [String: (entry: Entry, root: String, indexes: [Int])] = [:]
+        for group in byEntity.values {
+            let first = temporaries[group.indexes[0]]
+            let root = model.entity(for: first)?.rootName ?? first.entityName
+            byRoot[group.entry.store.identifier + "|" + root, default: (group.entry, root, [])].indexes.append(contentsOf: group.indexes)
         }
         var result = temporaries
-        for (key, indexes) in groups {
-            let entry = entryFor[key]!
-            let root = String(key.split(separator: "|", maxSplits: 1)[1])
-            let first = try entry.gate.write { try entry.store.allocatePrimaryKeys(rootEntity: root, count: indexes.count) }
-            for (offset, index) in indexes.enumerated() {
-                result[index] = ObjectID(entityName: temporaries[index].entityName, storeIdentifier: entry.store.identifier, primaryKey: first + Int64(offset))
+        for group in byRoot.values {
+            let entry = group.entry
+            let first = try entry.gate.write { try entry.store.allocatePrimaryKeys(rootEntity: group.root, count: group.indexes.count) }
+            for (offset, index) in group.indexes.sorted().enumerated() {
+                let namespace = ObjectID.Namespace(entityToken: temporaries[index].entityToken, storeToken: entry.storeToken)
+                result[index] = namespace.objectID(primaryKey: first + Int64(offset))
             }
         }
         return result

@@ -75,12 +75,13 @@ extension ObjectID {
     /// The tie-break order of fetch results: permanent IDs by primary key (then entity name),
     /// before temporary IDs in creation order.
     public static func storageOrder(_ a: ObjectID, _ b: ObjectID) -> Bool {
-        switch (a.key, b.key) {
-        case (.permanent(_, let x), .permanent(_, let y)):
-            return x != y ? x < y : a.entityName < b.entityName
-        case (.permanent, .temporary): return true
-        case (.temporary, .permanent): return false
-        case (.temporary(let x), .temporary(let y)): return x < y
+        switch (a.isTemporary, b.isTemporary) {
+        case (false, false):
+            if a.value != b.value { return a.value < b.value }
+            return a.entityToken != b.entityToken && a.entityName < b.entityName
+        case (false, true): return true
+        case (true, false): return false
+        case (true, true): return UInt64(bitPattern: a.value) < UInt64(bitPattern: b.value)
         }
     }
 }

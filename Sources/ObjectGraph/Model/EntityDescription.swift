@@ -41,6 +41,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// A stable hash of the entity's stored shape; two models with equal hashes can share a store.
     public let versionHash: String
     private let propertiesByName: [String: Property]
+    /// The interned name carried by this entity's ``ObjectID``s.
+    let nameToken: UInt32
+    /// The interned names of ``hierarchyNames``.
+    let hierarchyTokens: Set<UInt32>
     private let classBox: ClassBox
     /// What `@Attribute` / `@Relationship` storage key paths resolve to, per key path.
     let attributeWrappers = WrapperResolutionCache<AttributeDescription>()
@@ -53,6 +57,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         uniquenessConstraints: [[String]], versionHash: String, managedClass: ManagedObject.Type
     ) {
         self.name = name
+        self.nameToken = InternedNames.shared.token(for: name)
         self.index = index
         self.parentName = parentName
         self.rootName = rootName
@@ -63,6 +68,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.toManyRelationships = relationships.filter { $0.isToMany }
         self.subentityNames = subentityNames
         self.hierarchyNames = hierarchyNames
+        self.hierarchyTokens = Set(hierarchyNames.map { InternedNames.shared.token(for: $0) })
         self.configurations = configurations
         self.uniquenessConstraints = uniquenessConstraints
         self.versionHash = versionHash

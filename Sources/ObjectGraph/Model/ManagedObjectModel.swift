@@ -15,6 +15,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     public let versionHash: String
     private let entitiesByName: [String: EntityDescription]
     private let entitiesByClass: [ObjectIdentifier: EntityDescription]
+    /// Entities by ``EntityDescription/nameToken``: an ID's entity without hashing its name.
+    private let entitiesByToken: [EntityDescription?]
 
     /// Builds and checks a model.
     public convenience init(_ build: (ModelBuilder) throws -> Void) throws {
@@ -36,6 +38,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         }
         self.entitiesByName = byName
         self.entitiesByClass = byClass
+        var byToken = [EntityDescription?](repeating: nil, count: Int(resolved.map(\.nameToken).max() ?? 0) + 1)
+        for entity in resolved { byToken[Int(entity.nameToken)] = entity }
+        self.entitiesByToken = byToken
         var configurations: [String: Set<String>] = [:]
         for (name, members) in rawConfigurations {
             var set = Set<String>()
@@ -51,6 +56,12 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
     /// The entity named `name`.
     public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
+
+    /// The entity of `id`'s record; `nil` when the model has no entity of that name.
+    public func entity(for id: ObjectID) -> EntityDescription? {
+        let token = Int(id.entityToken)
+        return token < entitiesByToken.count ? entitiesByToken[token] : nil
+    }
 
     /// The entity named `name`, or a typed error naming it.
     public func requireEntity(_ name: String) throws -> EntityDescription {

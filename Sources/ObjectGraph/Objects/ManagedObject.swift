@@ -41,7 +41,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// it, without a context, to create faults.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
-        self.objectID = ObjectID.temporary(entityName: entity.name)
+        self.objectID = ObjectID.temporary(entity: entity)
         self.toManyStates = Array(repeating: .fault, count: entity.toManyRelationships.count)
         self.isFaultStorage = true
         if let context {
@@ -51,11 +51,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
                 Self.trap("cannot insert \(entity.name): \(error)")
             }
         }
-    }
-
-    deinit {
-        // Lets the context drop this object's registry entry without sweeping the registry.
-        if let context = contextStorage { context.graveyard.withLock { $0.append(objectID) } }
     }
 
     /// Creates an object of the entity bound to this class and inserts it into `context`.

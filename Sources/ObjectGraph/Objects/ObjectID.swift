@@ -8,74 +8,73 @@ import Synchronization
 /// *permanent* one, and the object's ``ManagedObject/objectID`` changes accordingly. The URI
 /// form (``uriRepresentation``) is stable for permanent IDs and can be stored and resolved later
 /// with ``PersistentStoreCoordinator/objectID(forURI:)``.
+///
+/// An ID is 16 bytes of plain integers: the entity name and the store identifier are interned
+/// process-wide (``ObjectID/Namespace``), so copying, hashing and comparing IDs — which uniquing,
+/// change tracking and the row cache do constantly — never touches a string or a reference count.
 public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
-    enum Key: Sendable, Hashable {
-        case temporary(UInt64)
-        case permanent(store: String, primaryKey: Int64)
+    /// The interned entity name.
+    let entityToken: UInt32
+    /// The interned store identifier; ``InternedNames/temporary`` for temporary IDs.
+    let storeToken: UInt32
+    /// The primary key of a permanent ID, the creation sequence of a temporary one.
+    let value: Int64
+
+    init(entityToken: UInt32, storeToken: UInt32, value: Int64) {
+        self.entityToken = entityToken
+        self.storeToken = storeToken
+        self.value = value
     }
 
-    /// The entity of the record (the concrete entity, never an abstract parent).
-    public let entityName: String
-    let key: Key
-
-    init(entityName: String, key: Key) {
-        self.entityName = entityName
-        self.key = key
-    }
-
-    /// A permanent ID, as stores create them.
+    /// A permanent ID, as stores create them. Stores making many IDs should use a
+    /// ``Namespace`` instead, which interns the two names once.
     public init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
-        self.entityName = entityName
-        self.key = .permanent(store: storeIdentifier, primaryKey: primaryKey)
+        self = Namespace(entityName: entityName, storeIdentifier: storeIdentifier).objectID(primaryKey: primaryKey)
     }
 
-    /// A new temporary ID.
-    static func temporary(entityName: String) -> ObjectID {
-        ObjectID(entityName: entityName, key: .temporary(temporaryCounter.add(1, ordering: .relaxed).newValue))
+    /// A new temporary ID for an object of `entity`.
+    static func temporary(entity: EntityDescription) -> ObjectID {
+        let sequence = temporaryCounter.add(1, ordering: .relaxed).newValue
+        return ObjectID(entityToken: entity.nameToken, storeToken: InternedNames.temporary, value: Int64(bitPattern: sequence))
     }
 
     /// A process-wide sequence: temporary IDs sort in creation order, which keeps fetches that
     /// include unsaved objects deterministic.
     private static let temporaryCounter = Atomic<UInt64>(0)
 
-    /// Hashes only the key: IDs are hashed constantly (uniquing, change tracking, row cache),
-    /// and the entity and store names rarely tell two keys apart, so hashing those strings
-    /// would only cost time. Equality still compares everything.
+    /// Hashes only the key: the entity and store rarely tell two keys apart.
     public func hash(into hasher: inout Hasher) {
-        switch key {
-        case .permanent(_, let primaryKey): hasher.combine(primaryKey)
-        case .temporary(let sequence): hasher.combine(sequence)
-        }
+        hasher.combine(value)
     }
+
+    /// The entity of the record (the concrete entity, never an abstract parent).
+    public var entityName: String { InternedNames.shared.name(of: entityToken) }
+
+    /// The entity and store of the ID.
+    public var namespace: Namespace { Namespace(entityToken: entityToken, storeToken: storeToken) }
 
     /// Whether the ID is temporary (its object has not been saved yet).
-    public var isTemporary: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporary: Bool { storeToken == InternedNames.temporary }
 
     /// The primary key of a permanent ID (unique within the entity's hierarchy in its store).
-    public var primaryKey: Int64? {
-        if case .permanent(_, let pk) = key { return pk }
-        return nil
-    }
+    public var primaryKey: Int64? { isTemporary ? nil : value }
 
     /// The identifier of the store that holds the record; `nil` for temporary IDs.
     public var storeIdentifier: String? {
-        if case .permanent(let store, _) = key { return store }
-        return nil
+        isTemporary ? nil : InternedNames.shared.name(of: storeToken)
     }
+
+    /// Whether both IDs name the same entity (cheaper than comparing ``entityName``s).
+    public func hasSameEntity(as other: ObjectID) -> Bool { entityToken == other.entityToken }
 
     /// A URI naming the record: `x-objectgraph://STORE/Entity/pKEY` (temporary IDs:
     /// `x-objectgraph://temporary/Entity/tN`, meaningful in their own process only).
     public var uriRepresentation: URL {
         let encodedEntity = entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
-        switch key {
-        case .temporary(let sequence):
-            return URL(string: "x-objectgraph://temporary/\(encodedEntity)/t\(sequence)")!
-        case .permanent(let store, let pk):
-            return URL(string: "x-objectgraph://\(store)/\(encodedEntity)/p\(pk)")!
+        if isTemporary {
+            return URL(string: "x-objectgraph://temporary/\(encodedEntity)/t\(UInt64(bitPattern: value))")!
         }
+        return URL(string: "x-objectgraph://\(storeIdentifier ?? "")/\(encodedEntity)/p\(value)")!
     }
 
     /// Parses a URI made by ``uriRepresentation``; `nil` when it is not one.
@@ -87,7 +86,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         let last = parts[1]
         if host == "temporary" {
             guard last.first == "t", let sequence = UInt64(last.dropFirst()) else { return nil }
-            self.init(entityName: entity, key: .temporary(sequence))
+            self.init(entityToken: InternedNames.shared.token(for: entity), storeToken: InternedNames.temporary, value: Int64(bitPattern: sequence))
         } else {
             guard last.first == "p", let pk = Int64(last.dropFirst()) else { return nil }
             self.init(entityName: entity, storeIdentifier: host, primaryKey: pk)
@@ -96,9 +95,39 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 
     /// "Entity/p42" or "Entity/t…" — short, for messages.
     public var description: String {
-        switch key {
-        case .temporary(let sequence): return "\(entityName)/t\(sequence)"
-        case .permanent(_, let pk): return "\(entityName)/p\(pk)"
+        isTemporary ? "\(entityName)/t\(UInt64(bitPattern: value))" : "\(entityName)/p\(value)"
+    }
+
+    /// The entity and store of a family of permanent IDs, interned once: a store reading many
+    /// rows makes one ``Namespace`` per entity and an ID per row with ``objectID(primaryKey:)``,
+    /// without hashing names per row. `Hashable`, so stores can also group IDs by it.
+    public struct Namespace: Sendable, Hashable {
+        let entityToken: UInt32
+        let storeToken: UInt32
+
+        init(entityToken: UInt32, storeToken: UInt32) {
+            self.entityToken = entityToken
+            self.storeToken = storeToken
+        }
+
+        /// The namespace of `entityName`'s records in the store `storeIdentifier`.
+        public init(entityName: String, storeIdentifier: String) {
+            let (entity, store) = InternedNames.shared.tokens(for: entityName, storeIdentifier)
+            self.init(entityToken: entity, storeToken: store)
+        }
+
+        /// The ID of the record with `primaryKey`.
+        @inline(__always)
+        public func objectID(primaryKey: Int64) -> ObjectID {
+            ObjectID(entityToken: entityToken, storeToken: storeToken, value: primaryKey)
+        }
+
+        /// The entity name.
+        public var entityName: String { InternedNames.shared.name(of: entityToken) }
+
+        /// The store identifier; `nil` for the namespace of temporary IDs.
+        public var storeIdentifier: String? {
+            storeToken == InternedNames.temporary ? nil : InternedNames.shared.name(of: storeToken)
         }
     }
 }

@@ -1,0 +1,93 @@
+import ObjectGraph
+
+/// Turns result rows of one table into ``ObjectGraph/RowSnapshot``s and ``ObjectGraph/ObjectID``s,
+/// with everything that does not depend on the row worked out once per store: each entity's
+/// column positions and ID namespace, and whether a table (or a to-one's destination table)
+/// holds a single entity, in which case its entity column is never decoded.
+struct SQLiteRowReader {
+    /// One concrete entity's decoding plan.
+    struct Plan {
+        let layout: SQLiteSchema.EntityLayout
+        let namespace: ObjectID.Namespace
+        /// Per to-one slot: the destination namespace when its table holds one entity.
+        let toOneNamespaces: [ObjectID.Namespace?]
+    }
+
+    /// Plans by entity name, for tables that hold several entities.
+    let plans: [String: Plan]
+    /// The plan of the table's only entity, when it has one.
+    let single: Plan?
+    /// Namespaces of every entity of the model in this store.
+    let namespaces: [String: ObjectID.Namespace]
+
+    /// The readers of every table of `schema`, by root entity name.
+    static func readers(for schema: SQLiteSchema, storeIdentifier: String) -> [String: SQLiteRowReader] {
+        var namespaces: [String: ObjectID.Namespace] = [:]
+        for entity in schema.model.entities {
+            namespaces[entity.name] = ObjectID.Namespace(entityName: entity.name, storeIdentifier: storeIdentifier)
+        }
+        func onlyEntity(ofRoot root: String) -> String? {
+            let members = schema.model.entities.filter { $0.rootName == root }
+            return members.count == 1 ? members[0].name : nil
+        }
+        var plans: [String: Plan] = [:]
+        for (name, layout) in schema.layouts {
+            guard let namespace = namespaces[name] else { continue }
+            let toOne = layout.entity.toOneRelationships.map { relationship in
+                onlyEntity(ofRoot: schema.model.destination(of: relationship).rootName).flatMap { namespaces[$0] }
+            }
+            plans[name] = Plan(layout: layout, namespace: namespace, toOneNamespaces: toOne)
+        }
+        var readers: [String: SQLiteRowReader] = [:]
+        for root in Set(schema.layouts.values.map(\.entity.rootName)) {
+            readers[root] = SQLiteRowReader(
+                plans: plans.filter { $0.value.layout.entity.rootName == root },
+                single: onlyEntity(ofRoot: root).flatMap { plans[$0] }, namespaces: namespaces)
+        }
+        return readers
+    }
+
+    /// The plan for the current row of `statement` (its entity in column 1).
+    @inline(__always)
+    func plan(_ statement: SQLiteStatement, entityColumn: Int32) -> Plan? {
+        if let single { return single }
+        guard let name = statement.string(entityColumn) else { return nil }
+        return plans[name]
+    }
+
+    /// The ID of the current row: primary key in `pkColumn`, entity in `entityColumn`.
+    @inline(__always)
+    func objectID(_ statement: SQLiteStatement, pkColumn: Int32, entityColumn: Int32) -> ObjectID? {
+        plan(statement, entityColumn: entityColumn).map { $0.namespace.objectID(primaryKey: statement.int64(pkColumn)) }
+    }
+
+    /// A snapshot of the current row of `statement`, selected with ``SQLiteStore/selectList(_:alias:)``.
+    func snapshot(_ statement: SQLiteStatement) -> RowSnapshot? {
+        guard let plan = plan(statement, entityColumn: 1) else { return nil }
+        let layout = plan.layout
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(layout.attributePositions.count)
+        for (slot, position) in layout.attributePositions.enumerated() {
+            guard let position else { attributes.append(.null); continue }
+            attributes.append(statement.value(position, as: layout.entity.attributes[slot].type))
+        }
+        var toOne: [ObjectID?] = []
+        toOne.reserveCapacity(layout.toOnePositions.count)
+        for (slot, positions) in layout.toOnePositions.enumerated() {
+            guard let positions, !statement.isNull(positions.pk) else {
+                toOne.append(nil)
+                continue
+            }
+            if let namespace = plan.toOneNamespaces[slot] {
+                toOne.append(namespace.objectID(primaryKey: statement.int64(positions.pk)))
+            } else {
+                guard let name = statement.string(positions.entity), let namespace = namespaces[name] else {
+                    toOne.append(nil)
+                    continue
+                }
+                toOne.append(namespace.objectID(primaryKey: statement.int64(positions.pk)))
+            }
+        }
+        return RowSnapshot(objectID: plan.namespace.objectID(primaryKey: statement.int64(0)), version: statement.int64(2), attributes: attributes, toOne: toOne)
+    }
+}
