@@ -148,10 +148,12 @@ extension SQLiteStore {
                 let sql: String
                 switch storage {
                 case .transient: return
+                // A destination table of one entity needs no entity column, and leaving it out
+                // lets SQLite answer from the index alone instead of seeking every member's row.
                 case .foreignKey(let table, let fk, let order):
-                    sql = "SELECT \(fk), pk, entity FROM \(table) WHERE \(fk) IN (\(placeholders)) ORDER BY \(fk), \(order.map { "\($0), " } ?? "")pk"
+                    sql = "SELECT \(fk), pk\(reader.single == nil ? ", entity" : "") FROM \(table) WHERE \(fk) IN (\(placeholders)) ORDER BY \(fk), \(order.map { "\($0), " } ?? "")pk"
                 case .join(let table):
-                    sql = "SELECT src, dst, dste FROM \(table) WHERE src IN (\(placeholders)) ORDER BY src, pos"
+                    sql = "SELECT src, dst\(reader.single == nil ? ", dste" : "") FROM \(table) WHERE src IN (\(placeholders)) ORDER BY src, pos"
                 }
                 let statement = try connection.prepare(sql)
                 for (offset, key) in chunk.enumerated() { try statement.bind(key, at: Int32(offset + 1)) }
@@ -169,7 +171,6 @@ extension SQLiteStore {
                         current = bySourceKey[key].map { (key, $0) }
                     }
                     guard current != nil else { continue }
-                    // A destination hierarchy of one entity needs no entity column decoded.
                     guard let member = reader.objectID(statement, pkColumn: 1, entityColumn: 2) else { continue }
                     members.append(member)
                 }
