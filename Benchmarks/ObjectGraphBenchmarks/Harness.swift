@@ -90,7 +90,13 @@ enum Harness {
                 var tally = Tally()
                 let elapsed: Double
                 do {
-                    elapsed = try seconds { tally = try run.body() }
+                    elapsed = try seconds {
+                        tally = try run.body()
+                        // The context holds the objects it registered until it lets them go
+                        // (a sweep, a reset, its end); letting them go is part of the work, as
+                        // releasing its structs is part of the raw side's, so it is timed.
+                        if let context = run.context { context.performAndWait { context.reset() } }
+                    }
                 } catch {
                     run.cleanup()
                     throw BenchmarkFailure("\(workload.name): \(side) failed: \(error)")

@@ -240,9 +240,15 @@ extension ManagedObjectContext {
     /// still holds are detached (touching them throws or stops with "objectInaccessible").
     public func reset() {
         requireQueue("reset()")
-        for object in registry.values {
-            object.contextStorage = nil
-            object.isInaccessibleStorage = true
+        var index = registry.startIndex
+        while index != registry.endIndex {
+            if !isKnownUniquelyReferenced(&registry.values[index]) {
+                // Still held by the app: detach it, so touching it says what happened.
+                let object = registry.values[index]
+                object.contextStorage = nil
+                object.isInaccessibleStorage = true
+            }
+            registry.formIndex(after: &index)
         }
         registry = [:]
         recentlyReached = []
