@@ -12,12 +12,18 @@ extension BinaryFileDecoder {
         /// references use these plain values, never the entity objects, whose reference
         /// counting would cost more than decoding a row.
         let concreteNames: [String?]
+        /// Per entity name: the namespace of this store's IDs (concrete entities only), so a
+        /// reference becomes an ID without interning names per row. References to other
+        /// stores (rare) intern their names when read.
+        let namespaces: [ObjectID.Namespace?]
 
         init(entityNames: [String], entities: [EntityDescription?], storeNames: [String]) {
             self.entityNames = entityNames
             self.entities = entities
             self.storeNames = storeNames
-            self.concreteNames = entities.map { entity in entity.flatMap { $0.isAbstract ? nil : $0.name } }
+            let concreteNames = entities.map { entity in entity.flatMap { $0.isAbstract ? nil : $0.name } }
+            self.concreteNames = concreteNames
+            self.namespaces = concreteNames.map { name in name.map { ObjectID.Namespace(entityName: $0, storeIdentifier: storeNames[0]) } }
         }
 
         /// An object reference: store (0 for this store), entity and key. `destination`, when
@@ -33,6 +39,7 @@ extension BinaryFileDecoder {
             if let destination, !destination.contains(name) {
                 throw reader.fail("\(what()) is a \(name), not one of \(destination.sorted().joined(separator: ", "))", at: start)
             }
+            if store == 0, let namespace = namespaces[entityIndex] { return namespace.objectID(primaryKey: pk) }
             return ObjectID(entityName: name, storeIdentifier: storeNames[store], primaryKey: pk)
         }
     }

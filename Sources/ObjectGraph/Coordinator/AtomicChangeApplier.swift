@@ -3,6 +3,14 @@
 struct AtomicChangeApplier {
     let model: ManagedObjectModel
     let storeIdentifier: String
+    /// The interned ``storeIdentifier``: checking each row's store compares integers.
+    let storeToken: UInt32
+
+    init(model: ManagedObjectModel, storeIdentifier: String) {
+        self.model = model
+        self.storeIdentifier = storeIdentifier
+        self.storeToken = InternedNames.shared.token(for: storeIdentifier)
+    }
 
     func apply(_ changes: StoreChangeSet, to contents: inout AtomicStoreContents) throws {
         try checkVersions(changes, contents)
@@ -30,7 +38,7 @@ struct AtomicChangeApplier {
             // never keeps a membership in a missing row.
             // (A member in another store cannot be checked here and is kept.)
             func exists(_ id: ObjectID) -> Bool {
-                guard id.storeIdentifier == storeIdentifier else { return true }
+                guard id.storeToken == storeToken else { return true }
                 guard let (root, pk, _) = try? locate(id) else { return false }
                 return contents.tables[root]?[pk] != nil
             }
@@ -107,10 +115,10 @@ struct AtomicChangeApplier {
     }
 
     private func locate(_ id: ObjectID) throws -> (root: String, pk: Int64, entity: EntityDescription) {
-        guard let entity = model.entity(named: id.entityName) else {
+        guard let entity = model.entity(for: id) else {
             throw StoreError(.missingRow, "the change set names entity \(id.entityName), which the model does not have")
         }
-        guard let pk = id.primaryKey, id.storeIdentifier == storeIdentifier else {
+        guard let pk = id.primaryKey, id.storeToken == storeToken else {
             throw StoreError(.missingRow, "\(id) is not a permanent ID of store \(storeIdentifier)")
         }
         return (entity.rootName, pk, entity)

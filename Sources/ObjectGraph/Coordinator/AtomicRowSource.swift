@@ -8,11 +8,12 @@ struct AtomicRowSource: PredicateRowSource {
     let contents: AtomicStoreContents
     let model: ManagedObjectModel
     let storeIdentifier: String
+    /// The store's ID namespaces by entity name (``AtomicStore``).
+    let namespaces: [String: ObjectID.Namespace]
 
     func row(for id: ObjectID) -> Row? {
-        guard id.storeIdentifier == storeIdentifier, let pk = id.primaryKey,
-              let entity = model.entity(named: id.entityName),
-              let row = contents.tables[entity.rootName]?[pk], row.entityName == id.entityName else { return nil }
+        guard let pk = id.primaryKey, let entity = model.entity(for: id), namespaces[entity.name] == id.namespace,
+              let row = contents.tables[entity.rootName]?[pk], row.entityName == entity.name else { return nil }
         return Row(primaryKey: pk, row: row)
     }
 
@@ -21,7 +22,8 @@ struct AtomicRowSource: PredicateRowSource {
     }
 
     func objectID(of row: Row) -> ObjectID {
-        ObjectID(entityName: row.row.entityName, storeIdentifier: storeIdentifier, primaryKey: row.primaryKey)
+        if let namespace = namespaces[row.row.entityName] { return namespace.objectID(primaryKey: row.primaryKey) }
+        return ObjectID(entityName: row.row.entityName, storeIdentifier: storeIdentifier, primaryKey: row.primaryKey)
     }
 
     func attribute(_ attribute: AttributeDescription, of row: Row) throws -> AttributeValue {

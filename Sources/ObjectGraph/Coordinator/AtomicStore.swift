@@ -20,6 +20,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     private let state: Guarded<AtomicStoreContents>
     private let saveLock = Guarded<Void>(())
     private let closed = Atomic<Bool>(false)
+    /// The namespace of this store's IDs per entity name, so rows become IDs without hashing names.
+    let namespaces: [String: ObjectID.Namespace]
 
     /// Creates a store holding `contents` (empty contents for a new store).
     public init(request: StoreOpenRequest, contents: AtomicStoreContents, capabilities: StoreCapabilities) {
@@ -27,6 +29,11 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         self.model = request.model
         self.capabilities = capabilities.union([.atomic, .evaluatesPredicates, .sorts, .concurrentReaders])
         self.state = Guarded(contents)
+        var namespaces: [String: ObjectID.Namespace] = [:]
+        for entity in request.model.entities {
+            namespaces[entity.name] = ObjectID.Namespace(entityName: entity.name, storeIdentifier: contents.metadata.storeIdentifier)
+        }
+        self.namespaces = namespaces
     }
 
     /// Writes the new contents somewhere lasting; called during each save before the contents
@@ -66,7 +73,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Evaluates the fetch with the shared evaluator and sort.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         let contents = try currentContents()
-        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier)
+        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier, namespaces: namespaces)
         let evaluator = PredicateEvaluator(source: source)
         let names = request.entityNames
         var rows: [AtomicRowSource.Row] = []
@@ -92,14 +99,14 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Rows for the IDs that exist.
     public func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
         let contents = try currentContents()
-        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier)
+        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier, namespaces: namespaces)
         return ids.compactMap { id in source.row(for: id).map { source.snapshot($0) } }
     }
 
     /// Members that still exist, in stored order.
     public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
         let contents = try currentContents()
-        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier)
+        let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier, namespaces: namespaces)
         var result: [ObjectID: [ObjectID]] = [:]
         for id in sources {
             guard let row = source.row(for: id) else { result[id] = []; continue }

@@ -222,7 +222,7 @@ public final class PersistentStoreCoordinator: Sendable {
             let entry = all[0]
             let identifier = entry.store.identifier
             func check(_ id: ObjectID) throws {
-                guard id.storeIdentifier == identifier else { _ = try self.entry(for: id); return }
+                guard id.storeToken == entry.storeToken else { _ = try self.entry(for: id); return }
             }
             for row in changes.inserted { try check(row.objectID) }
             for row in changes.updated { try check(row.values.objectID) }
