@@ -42,6 +42,44 @@ struct ObjectIDTests {
         #expect(id != ObjectID(entityName: "Note", storeIdentifier: "A", primaryKey: 2))
     }
 
+    @Test("a namespace mints the same IDs as the public initializer, and names what it holds")
+    func namespacesMintEqualIDs() throws {
+        let namespace = ObjectID.Namespace(entityName: "Note", storeIdentifier: "NS-STORE")
+        #expect(namespace.entityName == "Note")
+        #expect(namespace.storeIdentifier == "NS-STORE")
+        for key: Int64 in [-5, 0, 1, 1 << 40] {
+            let minted = namespace.objectID(primaryKey: key)
+            let direct = ObjectID(entityName: "Note", storeIdentifier: "NS-STORE", primaryKey: key)
+            #expect(minted == direct)
+            #expect(minted.hashValue == direct.hashValue)
+            #expect(minted.namespace == namespace)
+            #expect(minted.entityName == "Note" && minted.storeIdentifier == "NS-STORE" && minted.primaryKey == key)
+        }
+        #expect(namespace != ObjectID.Namespace(entityName: "Note", storeIdentifier: "OTHER"))
+        #expect(namespace != ObjectID.Namespace(entityName: "Tag", storeIdentifier: "NS-STORE"))
+        let tag = ObjectID(entityName: "Tag", storeIdentifier: "NS-STORE", primaryKey: 1)
+        #expect(!tag.hasSameEntity(as: namespace.objectID(primaryKey: 1)))
+        #expect(tag.hasSameEntity(as: ObjectID(entityName: "Tag", storeIdentifier: "OTHER", primaryKey: 9)))
+    }
+
+    @Test("an ID is 16 bytes of plain integers, whatever the names' lengths")
+    func idsAreCompact() {
+        #expect(MemoryLayout<ObjectID>.size == 16)
+        let long = String(repeating: "VeryLongEntityName", count: 20)
+        let id = ObjectID(entityName: long, storeIdentifier: String(repeating: "S", count: 500), primaryKey: 3)
+        #expect(id.entityName == long)
+        #expect(id.storeIdentifier?.count == 500)
+        #expect(MemoryLayout.size(ofValue: id) == 16)
+    }
+
+    @Test("the model finds an ID's entity, and no entity for names it does not have")
+    func modelFindsTheEntityOfAnID() throws {
+        let model = try ManagedObjectModel(Self.build)
+        let note = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: 1)
+        #expect(model.entity(for: note)?.name == "Note")
+        #expect(model.entity(for: ObjectID(entityName: "NoSuchEntity\(UUID().uuidString)", storeIdentifier: "S", primaryKey: 1)) == nil)
+    }
+
     @Test func savedObjectsResolveThroughTheCoordinator() throws {
         let (container, context) = try makeContext(Self.build)
         try context.performAndWait {

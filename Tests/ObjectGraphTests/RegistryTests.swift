@@ -1,0 +1,74 @@
+import Foundation
+@testable import ObjectGraph
+import ObjectGraphInMemory
+import Testing
+
+/// The registry holds objects strongly but behaves as Core Data's weak one: an object only the
+/// registry holds counts as gone, and such objects are swept when the registry has grown.
+@Suite("Registry")
+struct RegistryTests {
+    static func notes(_ count: Int) throws -> (PersistentContainer, [ObjectID]) {
+        let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("n", .integer64) } }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        let writer = container.newBackgroundContext()
+        let ids = try writer.performAndWait {
+            let notes = try (0..<count).map { index in
+                let note = try writer.insertObject(entityName: "Note")
+                try note.setValue(Int64(index), forKey: "n")
+                return note
+            }
+            try writer.save()
+            return notes.map(\.objectID)
+        }
+        return (container, ids)
+    }
+
+    @Test("faults the app drops are swept: the registry stays bounded however many IDs are visited")
+    func droppedObjectsAreSwept() throws {
+        let (container, ids) = try Self.notes(20_000)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            var largest = 0
+            for id in ids {
+                _ = try context.existingObject(with: id).value(forKey: "n")
+                largest = max(largest, context.registry.count)
+            }
+            #expect(largest <= 2 * 4096 + 1, "the registry grew to \(largest) entries")
+            #expect(context.registeredObjects.isEmpty, "nothing the app holds")
+        }
+    }
+
+    @Test("an object only the registry holds is replaced by a new one, which loads the current row")
+    func releasedObjectIsReplaced() throws {
+        let (container, ids) = try Self.notes(1)
+        let reader = container.newBackgroundContext()
+        let writer = container.newBackgroundContext()
+        var first: ObjectIdentifier?
+        try reader.performAndWait {
+            let note = try reader.existingObject(with: ids[0])
+            #expect(try note.value(forKey: "n") as? Int64 == 0)
+            first = ObjectIdentifier(note)
+        }
+        try writer.performAndWait {
+            try writer.existingObject(with: ids[0]).setValue(Int64(7), forKey: "n")
+            try writer.save()
+        }
+        try reader.performAndWait {
+            #expect(reader.registeredObject(for: ids[0]) == nil, "the app let it go")
+            let again = try reader.existingObject(with: ids[0])
+            #expect(ObjectIdentifier(again) != first, "a new object, as if the old one had been deallocated")
+            #expect(try again.value(forKey: "n") as? Int64 == 7, "with the current row")
+        }
+    }
+
+    @Test("with retainsRegisteredObjects the registry keeps everything it registered")
+    func retainingContextKeepsObjects() throws {
+        let (container, ids) = try Self.notes(5_000)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            context.retainsRegisteredObjects = true
+            for id in ids { _ = try context.existingObject(with: id) }
+            #expect(context.registeredObjects.count == 5_000)
+        }
+    }
+}
