@@ -84,16 +84,23 @@ extension ManagedObjectContext {
         var map: [ObjectID: ObjectID] = [:]
         map.reserveCapacity(objects.count)
         registry.reserveCapacity(registry.count + objects.count)
+        // At save, `objects` are all the inserted objects: the inserted set is rebuilt in the
+        // same pass instead of being walked again.
+        let rekeysAllInserted = objects.count == insertedStorage.count
+        var rekeyed: [ObjectID: ManagedObject] = [:]
+        rekeyed.reserveCapacity(insertedStorage.count)
         for (object, new) in zip(objects, ids) {
             let old = object.objectID
             map[old] = new
             registry.removeValue(forKey: old)
             object.objectID = new
             registry[new] = object
+            if rekeysAllInserted && object.isInsertedStorage { rekeyed[new] = object }
         }
-        var rekeyed: [ObjectID: ManagedObject] = [:]
-        rekeyed.reserveCapacity(insertedStorage.count)
-        for object in insertedStorage.values { rekeyed[object.objectID] = object }
+        if rekeyed.count != insertedStorage.count {
+            rekeyed.removeAll(keepingCapacity: true)
+            for object in insertedStorage.values { rekeyed[object.objectID] = object }
+        }
         insertedStorage = rekeyed
         func remapReferences(_ object: ManagedObject) {
             for slot in object.toOneValues.indices {

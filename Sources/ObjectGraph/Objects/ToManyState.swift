@@ -33,10 +33,11 @@ struct ToManyState {
     /// Adds `id` at the end (or at `index`); returns false if it was already a member.
     @discardableResult
     mutating func add(_ id: ObjectID, at index: Int? = nil) -> Bool {
-        if var current = members {
-            guard !current.contains(id) else { return false }
-            if let index { current.insert(id, at: min(index, current.count)) } else { current.append(id) }
-            members = current
+        if members != nil {
+            // Mutated in place through the optional: copying the set out and back would copy
+            // every member on each add (quadratic for a relationship filled one by one).
+            guard !members!.contains(id) else { return false }
+            if let index { members!.insert(id, at: min(index, members!.count)) } else { members!.append(id) }
             if index != nil { orderChanged = true }
         } else if added.contains(id) {
             return false
@@ -60,8 +61,10 @@ struct ToManyState {
         func swap(_ set: OrderedSet<ObjectID>) -> OrderedSet<ObjectID> {
             OrderedSet(set.map { map[$0] ?? $0 })
         }
+        let addedAreAllMembers = added == members
         if let members, !members.isEmpty { self.members = swap(members) }
-        if !added.isEmpty { added = swap(added) }
+        // A new object's relationship: its members are exactly what was added, remapped once.
+        if addedAreAllMembers, let members { added = members } else if !added.isEmpty { added = swap(added) }
         if !removed.isEmpty { removed = Set(removed.map { map[$0] ?? $0 }) }
     }
 
