@@ -28,12 +28,24 @@ struct SQLiteSchema {
         case transient
     }
 
-    struct EntityLayout {
+    /// A class, not a struct: rows look their layout up constantly, and copying a struct of
+    /// this many arrays and strings retains and releases each of them every time. Filled in
+    /// while the schema is built, read-only afterwards.
+    final class EntityLayout: @unchecked Sendable {
         let entity: EntityDescription
         let table: String
         let attributeColumns: [String?]
         let toOneColumns: [(pk: String, entity: String)?]
         let toMany: [ToManyStorage]
+
+        init(entity: EntityDescription, table: String, attributeColumns: [String?], toOneColumns: [(pk: String, entity: String)?], toMany: [ToManyStorage]) {
+            self.entity = entity
+            self.table = table
+            self.attributeColumns = attributeColumns
+            self.toOneColumns = toOneColumns
+            self.toMany = toMany
+        }
+
         /// Result-column positions (in a ``SQLiteStore/selectList(_:alias:)`` row) of each
         /// attribute and to-one, resolved once so decoding a row does no name lookups.
         var attributePositions: [Int32?] = []

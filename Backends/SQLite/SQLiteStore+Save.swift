@@ -94,10 +94,19 @@ extension SQLiteStore {
         if !conflicts.isEmpty {
             throw StoreError(.conflict, "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read", conflicts: conflicts)
         }
+        // Rows of one entity come together: their statement is looked up once, not per row.
+        var current: (layout: SQLiteSchema.EntityLayout, statement: SQLiteStatement)?
         for snapshot in changes.inserted {
             let (_, pk, layout) = try root(of: snapshot.objectID)
             let values = columnValues(of: snapshot, layout)
-            let statement = try connection.prepare(layout.insertSQL)
+            let statement: SQLiteStatement
+            if let current, current.layout === layout {
+                statement = current.statement
+                statement.reset()
+            } else {
+                statement = try connection.prepare(layout.insertSQL)
+                current = (layout, statement)
+            }
             try statement.bind(pk, at: 1)
             try statement.bind(layout.entity.name, at: 2)
             try statement.bind(snapshot.version, at: 3)

@@ -83,7 +83,6 @@ extension ManagedObjectContext {
     private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) -> [ObjectID: ObjectID] {
         var map: [ObjectID: ObjectID] = [:]
         map.reserveCapacity(objects.count)
-        registry.reserveCapacity(registry.count + objects.count)
         // At save, `objects` are all the inserted objects: the inserted set is rebuilt in the
         // same pass instead of being walked again.
         let rekeysAllInserted = objects.count == insertedStorage.count
