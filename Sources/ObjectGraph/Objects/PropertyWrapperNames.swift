@@ -51,22 +51,50 @@ enum PropertyWrapperNames {
 /// search (fetching 100k objects otherwise resolves every property 100k times).
 ///
 /// Key paths written in source are instantiated once and cached by the runtime, so their
-/// identity is stable; each entry keeps its key path alive so an identity is never reused
-/// while it is cached. Thread-safe.
+/// identity is stable; each table keeps its key paths alive so an identity is never reused
+/// while it is cached. **Threading contract:** safe from any thread. Readers take no lock:
+/// they load the current table (immutable once published) through an atomic pointer and
+/// scan its few entries; writers, under a lock, publish a new table with one more entry and
+/// keep every table they published alive, since a reader may still be scanning an old one.
+/// An entity has a handful of wrapped properties, so the tables stay tiny.
 final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
-    private struct Entry: @unchecked Sendable {
-        let path: AnyKeyPath
-        let property: Property
+    private final class Table: @unchecked Sendable {
+        let keys: [ObjectIdentifier]
+        let properties: [Property]
+        let paths: [AnyKeyPath]
+
+        init(keys: [ObjectIdentifier], properties: [Property], paths: [AnyKeyPath]) {
+            self.keys = keys
+            self.properties = properties
+            self.paths = paths
+        }
     }
 
-    private let entries = Guarded<[ObjectIdentifier: Entry]>([:])
+    /// The newest table's address (0 before the first), as an integer: pointers are not `Sendable`.
+    private let current = Atomic<UInt>(0)
+    /// Every table ever published, newest last; also the writers' lock.
+    private let published = Guarded<[Table]>([])
 
     /// The cached property for `path`, or `resolve()`'s answer, cached.
     func property(for path: AnyKeyPath, resolve: () -> Property) -> Property {
         let key = ObjectIdentifier(path)
-        if let entry = entries.withLock({ $0[key] }), entry.path === path { return entry.property }
+        if let raw = UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring)) {
+            let found = Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table -> Property? in
+                for index in table.keys.indices where table.keys[index] == key { return table.properties[index] }
+                return nil
+            }
+            if let found { return found }
+        }
         let property = resolve()
-        entries.withLock { $0[key] = Entry(path: path, property: property) }
+        published.withLock { tables in
+            let last = tables.last
+            if let last, last.keys.contains(key) { return }
+            let table = Table(
+                keys: (last?.keys ?? []) + [key], properties: (last?.properties ?? []) + [property],
+                paths: (last?.paths ?? []) + [path])
+            tables.append(table)
+            current.store(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()), ordering: .releasing)
+        }
         return property
     }
 }
