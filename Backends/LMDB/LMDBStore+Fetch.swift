@@ -89,7 +89,7 @@ extension LMDBStore {
                 }
                 if toSkip > 0 { toSkip -= 1; continue }
                 if wantsRows, let row { rows.append(row) } else {
-                    ids.append(ObjectID(entityName: try codec.entityName(code), storeIdentifier: identifier, primaryKey: pk))
+                    ids.append(try codec.namespace(code).objectID(primaryKey: pk))
                 }
             }
         }

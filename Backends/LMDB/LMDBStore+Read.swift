@@ -5,7 +5,7 @@ import ObjectGraph
 extension LMDBStore {
     /// The hierarchy root and key of one of this store's IDs, or `nil` for a foreign ID.
     func locate(_ id: ObjectID) -> (rows: MDB_dbi, pk: Int64, entity: EntityDescription)? {
-        guard id.storeIdentifier == identifier, let pk = id.primaryKey, let entity = model.entity(named: id.entityName),
+        guard let pk = id.primaryKey, codec.owns(id), let entity = model.entity(for: id),
               let rows = handles.rows[entity.rootName] else { return nil }
         return (rows, pk, entity)
     }
@@ -13,14 +13,14 @@ extension LMDBStore {
     /// The stored row of `id`, if it exists and is of `id`'s entity.
     func row(_ id: ObjectID, in txn: LMDBTransaction) throws -> RowSnapshot? {
         guard let (rows, pk, _) = locate(id), let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)) else { return nil }
-        guard codec.entityCode(of: bytes) == layout.codes[id.entityName] else { return nil }
+        guard codec.entityCode(of: bytes) == codec.code(of: id) else { return nil }
         return try decode(bytes, pk: pk)
     }
 
     /// Whether the row of `id` exists (with `id`'s entity), without decoding it.
     func exists(_ id: ObjectID, in txn: LMDBTransaction) throws -> Bool {
         guard let (rows, pk, _) = locate(id), let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)) else { return false }
-        return codec.entityCode(of: bytes) == layout.codes[id.entityName]
+        return codec.entityCode(of: bytes) == codec.code(of: id)
     }
 
     /// Decodes a row, turning damage into a typed error.
@@ -37,7 +37,7 @@ extension LMDBStore {
         var reader = ByteReader(bytes)
         do {
             let pk = try reader.orderedInt64()
-            return ObjectID(entityName: try codec.entityName(try reader.u16()), storeIdentifier: identifier, primaryKey: pk)
+            return try codec.namespace(try reader.u16()).objectID(primaryKey: pk)
         } catch {
             throw StoreError(.corrupt, "a relationship entry in \(url.path) is damaged")
         }

@@ -54,7 +54,7 @@ extension LMDBStore {
         var conflicts: [StoreError.Conflict] = []
         func stored(_ id: ObjectID) throws -> (version: Int64, bytes: UnsafeRawBufferPointer, pk: Int64)? {
             let (rows, pk, _) = try target(id)
-            guard let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)), codec.entityCode(of: bytes) == layout.codes[id.entityName] else { return nil }
+            guard let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)), codec.entityCode(of: bytes) == codec.code(of: id) else { return nil }
             return (try codec.version(of: bytes), bytes, pk)
         }
         func record(_ id: ObjectID, expected: Int64) throws {
@@ -90,7 +90,7 @@ extension LMDBStore {
     }
 
     private func memberEntry(_ id: ObjectID) throws -> [UInt8] {
-        guard let pk = id.primaryKey, let code = layout.codes[id.entityName] else {
+        guard let pk = id.primaryKey, let code = codec.code(of: id) else {
             throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
         }
         return IndexKey.entry(pk: pk, code: code)

@@ -13,6 +13,37 @@ import ObjectGraph
 struct RowCodec {
     let layout: LMDBLayout
     let storeIdentifier: String
+    /// The namespace of this store's IDs per entity code, and the code per namespace: rows
+    /// become IDs (and IDs codes) without touching entity names.
+    let namespaces: [ObjectID.Namespace]
+    private let codesByNamespace: [ObjectID.Namespace: UInt16]
+
+    init(layout: LMDBLayout, storeIdentifier: String) {
+        self.layout = layout
+        self.storeIdentifier = storeIdentifier
+        let namespaces = layout.entityNames.map { ObjectID.Namespace(entityName: $0, storeIdentifier: storeIdentifier) }
+        self.namespaces = namespaces
+        var codes: [ObjectID.Namespace: UInt16] = [:]
+        for (code, namespace) in namespaces.enumerated() { codes[namespace] = UInt16(code) }
+        self.codesByNamespace = codes
+    }
+
+    /// The entity code of `id`'s entity (also for another store's ID of an entity this store holds).
+    @inline(__always)
+    func code(of id: ObjectID) -> UInt16? {
+        codesByNamespace[id.namespace] ?? layout.codes[id.entityName]
+    }
+
+    /// Whether `id` names a record of this store (its store, and an entity the store holds).
+    @inline(__always)
+    func owns(_ id: ObjectID) -> Bool { codesByNamespace[id.namespace] != nil }
+
+    /// The namespace of entity `code`; a typed failure for a code this store does not know.
+    @inline(__always)
+    func namespace(_ code: UInt16) throws -> ObjectID.Namespace {
+        guard Int(code) < namespaces.count else { throw ByteReader.Truncated() }
+        return namespaces[Int(code)]
+    }
 
     static let format: UInt8 = 1
 
@@ -23,7 +54,7 @@ struct RowCodec {
     func encode(_ row: RowSnapshot) -> [UInt8] {
         var writer = ByteWriter(capacity: 32 + row.attributes.count * 12)
         writer.u8(Self.format)
-        writer.u16(layout.codes[row.objectID.entityName] ?? UInt16.max)
+        writer.u16(code(of: row.objectID) ?? UInt16.max)
         writer.u64(UInt64(bitPattern: row.version))
         writer.u16(UInt16(row.attributes.count))
         for value in row.attributes { Self.write(value, to: &writer) }
@@ -34,7 +65,7 @@ struct RowCodec {
 
     func writeReference(_ id: ObjectID?, to writer: inout ByteWriter) {
         guard let id, let pk = id.primaryKey else { writer.u8(0); return }
-        if let code = layout.codes[id.entityName] {
+        if let code = code(of: id) {
             writer.u8(1)
             writer.u16(code)
         } else {
@@ -48,18 +79,13 @@ struct RowCodec {
         switch try reader.u8() {
         case 0: return nil
         case 1:
-            let name = try entityName(try reader.u16())
-            return ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: try reader.orderedInt64())
+            let namespace = try namespace(try reader.u16())
+            return namespace.objectID(primaryKey: try reader.orderedInt64())
         case 2:
             let name = try reader.string()
             return ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: try reader.orderedInt64())
         default: throw ByteReader.Truncated()
         }
-    }
-
-    func entityName(_ code: UInt16) throws -> String {
-        guard Int(code) < layout.entityNames.count else { throw ByteReader.Truncated() }
-        return layout.entityNames[Int(code)]
     }
 
     /// The concrete entity of an encoded row, without decoding the rest.
@@ -78,7 +104,7 @@ struct RowCodec {
     func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64) throws -> RowSnapshot {
         var reader = ByteReader(bytes)
         guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
-        let name = try entityName(try reader.u16())
+        let namespace = try namespace(try reader.u16())
         let version = Int64(bitPattern: try reader.u64())
         let attributeCount = Int(try reader.u16())
         var attributes: [AttributeValue] = []
@@ -89,7 +115,7 @@ struct RowCodec {
         toOne.reserveCapacity(toOneCount)
         for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
         return RowSnapshot(
-            objectID: ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+            objectID: namespace.objectID(primaryKey: primaryKey),
             version: version, attributes: attributes, toOne: toOne)
     }
 
