@@ -9,8 +9,9 @@ import ObjectGraph
 extension LMDBStore {
     /// Answers a fetch completely (predicate, sort and range) in one read transaction.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
-        let predicate = try request.predicate.map { try CompiledPredicate.compile($0, for: request.entity, in: model) }
-        let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
+        let compiled = try request.compiled(in: model)
+        let predicate = compiled.predicate
+        let sort = compiled.sort
         guard let rowsDBI = handles.rows[request.entity.rootName] else {
             throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity \(request.entity.name)")
         }

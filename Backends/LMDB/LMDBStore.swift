@@ -31,6 +31,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     let model: ManagedObjectModel
     let layout: LMDBLayout
     let codec: RowCodec
+    /// Per to-one with a stored to-many inverse (see ``RelationshipPlan/InverseIndex``).
+    let inverseIndexes: [ObjectIdentifier: RelationshipPlan.InverseIndex]
     let environment: LMDBEnvironment
     let handles: LMDBHandles
     /// The longest index key written.
@@ -63,6 +65,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             throw error
         }
         codec = RowCodec(layout: layout, storeIdentifier: identifier)
+        inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
         capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts])
             .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])
     }

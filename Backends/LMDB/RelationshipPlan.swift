@@ -15,6 +15,8 @@ struct RelationshipPlan {
     let isWholePredicate: Bool
     /// Entity codes every candidate can have (the to-one's declaring hierarchy).
     let candidateCodes: Set<UInt16>
+    /// The inverse's members database.
+    let members: MDB_dbi
 
     /// A plan for the first usable conjunct. The object compared with must exist: the
     /// members of a deleted owner are gone while no-action to-ones may still name it.
@@ -35,23 +37,49 @@ struct RelationshipPlan {
     }
 
     private static func plan(_ comparison: CompiledComparison, store: LMDBStore, whole: Bool) -> (plan: RelationshipPlan, owner: ObjectID)? {
-        let model = store.model
         guard comparison.modifier == .direct, comparison.op == .equal,
               case .keyPath(let path) = comparison.left, path.steps.isEmpty,
-              case .relationship(let relationship) = path.terminal, !relationship.isToMany, !relationship.isTransient,
-              let inverse = model.inverse(of: relationship), inverse.isToMany, !inverse.isTransient,
-              store.handles.members[LMDBLayout.key(inverse)] != nil,
-              case .object(let owner) = comparison.right, owner.storeIdentifier == store.identifier, let ownerKey = owner.primaryKey,
-              let ownerEntity = model.entity(named: owner.entityName), let inverseEntity = model.entity(named: inverse.entityName),
-              ownerEntity.isKind(of: inverseEntity),
-              let declaring = model.entity(named: relationship.entityName) else { return nil }
-        let codes = Set(declaring.hierarchyNames.compactMap { store.layout.codes[$0] })
-        return (RelationshipPlan(inverse: inverse, ownerKey: ownerKey, isWholePredicate: whole, candidateCodes: codes), owner)
+              case .relationship(let relationship) = path.terminal,
+              let index = store.inverseIndexes[ObjectIdentifier(relationship)],
+              case .object(let owner) = comparison.right, index.ownerNamespaces.contains(owner.namespace),
+              let ownerKey = owner.primaryKey else { return nil }
+        return (RelationshipPlan(inverse: index.inverse, ownerKey: ownerKey, isWholePredicate: whole, candidateCodes: index.candidateCodes, members: index.members), owner)
+    }
+
+    /// What a plan for `toOne == owner` needs of one to-one, worked out once per store.
+    struct InverseIndex {
+        /// The to-one's to-many inverse, whose members database lists the candidates.
+        let inverse: RelationshipDescription
+        /// Entity codes every candidate can have (the to-one's declaring hierarchy).
+        let candidateCodes: Set<UInt16>
+        /// IDs of this store that can own members: the inverse's declaring hierarchy.
+        let ownerNamespaces: Set<ObjectID.Namespace>
+        /// The inverse's members database.
+        let members: MDB_dbi
+    }
+
+    /// The inverse indexes of every to-one of `model` that has a stored to-many inverse, by
+    /// the to-one's identity.
+    static func inverseIndexes(model: ManagedObjectModel, layout: LMDBLayout, codec: RowCodec, handles: LMDBHandles) -> [ObjectIdentifier: InverseIndex] {
+        var result: [ObjectIdentifier: InverseIndex] = [:]
+        for entity in model.entities {
+            // Inherited to-ones included: a sub-entity's description may be its own object.
+            for relationship in entity.toOneRelationships where !relationship.isTransient {
+                guard let inverse = model.inverse(of: relationship), inverse.isToMany, !inverse.isTransient,
+                      let members = handles.members[LMDBLayout.key(inverse)],
+                      let declaring = model.entity(named: relationship.entityName),
+                      let owners = model.entity(named: inverse.entityName) else { continue }
+                let codes = Set(declaring.hierarchyNames.compactMap { layout.codes[$0] })
+                let namespaces = Set(owners.hierarchyNames.compactMap { name in layout.codes[name].map { codec.namespaces[Int($0)] } })
+                result[ObjectIdentifier(relationship)] = InverseIndex(inverse: inverse, candidateCodes: codes, ownerNamespaces: namespaces, members: members)
+            }
+        }
+        return result
     }
 
     /// Calls `body` with each candidate's key and entity code.
     func forEachEntry(store: LMDBStore, in txn: LMDBTransaction, _ body: (Int64, UInt16) throws -> Void) throws {
-        guard let dbi = store.handles.members[LMDBLayout.key(inverse)] else { return }
+        let dbi = members
         func entry(_ bytes: UnsafeRawBufferPointer) throws {
             var reader = ByteReader(bytes)
             try body(try reader.orderedInt64(), try reader.u16())
@@ -69,8 +97,8 @@ struct RelationshipPlan {
     /// a row; `nil` when the predicate has more to it.
     func count(store: LMDBStore, codes: Set<UInt16>, in txn: LMDBTransaction) throws -> Int? {
         guard isWholePredicate else { return nil }
-        if candidateCodes.isSubset(of: codes), !LMDBLayout.keepsList(inverse), let dbi = store.handles.members[LMDBLayout.key(inverse)] {
-            return try txn.withCursor(dbi) { cursor in
+        if candidateCodes.isSubset(of: codes), !LMDBLayout.keepsList(inverse) {
+            return try txn.withCursor(members) { cursor in
                 try cursor.position(MDB_SET_KEY, key: PrimaryKeyBytes.encode(ownerKey)) == nil ? 0 : try cursor.duplicateCount()
             }
         }

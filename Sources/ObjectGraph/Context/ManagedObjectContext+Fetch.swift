@@ -86,14 +86,15 @@ extension ManagedObjectContext {
 
     func makeStoreRequest<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> StoreFetchRequest {
         let predicate = try request.effectivePredicate(for: entity, in: model)
-        // Compiling here rejects unknown keys and type mismatches before any store is asked.
-        if let predicate { _ = try CompiledPredicate.compile(predicate, for: entity, in: model) }
-        _ = try CompiledSort.compile(request.sortKeys, for: entity, in: model)
-        return StoreFetchRequest(
+        var storeRequest = StoreFetchRequest(
             entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
             sortKeys: request.sortKeys, offset: request.fetchOffset,
             limit: request.fetchLimit > 0 ? request.fetchLimit : nil,
             resultType: request.returnsObjectsAsFaults ? .objectIDs : .snapshots)
+        // Compiling here rejects unknown keys and type mismatches before any store is asked;
+        // the stores that evaluate in Swift reuse the compiled form.
+        try storeRequest.compile(in: model)
+        return storeRequest
     }
 
     func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
@@ -124,7 +125,7 @@ extension ManagedObjectContext {
         let tokens = request.includesSubentities ? entity.hierarchyTokens : [entity.nameToken]
         let source = ObjectRowSource(context: self)
         let evaluator = PredicateEvaluator(source: source)
-        let compiled = try storeRequest.predicate.map { try CompiledPredicate.compile($0, for: entity, in: model) }
+        let compiled = try storeRequest.compiled(in: model).predicate
         func matches(_ object: ManagedObject) throws -> Bool {
             guard let compiled else { return true }
             return try evaluator.evaluate(compiled, on: object)

@@ -80,14 +80,14 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         for (pk, row) in contents.tables[request.entity.rootName] ?? [:] where names.contains(row.entityName) {
             rows.append(AtomicRowSource.Row(primaryKey: pk, row: row))
         }
-        if let predicate = request.predicate {
-            let compiled = try CompiledPredicate.compile(predicate, for: request.entity, in: model)
-            rows = try rows.filter { try evaluator.evaluate(compiled, on: $0) }
+        let compiled = try request.compiled(in: model)
+        if let predicate = compiled.predicate {
+            rows = try rows.filter { try evaluator.evaluate(predicate, on: $0) }
         }
         if request.resultType == .count {
             return StoreFetchResult(count: request.rangedCount(rows.count), applied: .all)
         }
-        let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
+        let sort = compiled.sort
         rows = try sort.sort(rows, using: evaluator)
         let sliced = PersistentStoreCoordinator.slice(rows, offset: request.offset, limit: request.limit)
         if request.resultType == .snapshots {

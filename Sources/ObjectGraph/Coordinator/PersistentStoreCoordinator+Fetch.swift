@@ -46,11 +46,11 @@ extension PersistentStoreCoordinator {
         }
         let source = SnapshotRowSource(coordinator: self)
         let evaluator = PredicateEvaluator(source: source)
-        if let predicate = request.predicate, !allPredicateApplied {
-            let compiled = try CompiledPredicate.compile(predicate, for: request.entity, in: model)
-            rows = try rows.filter { try evaluator.evaluate(compiled, on: $0) }
+        let compiled = try request.compiled(in: model)
+        if let predicate = compiled.predicate, !allPredicateApplied {
+            rows = try rows.filter { try evaluator.evaluate(predicate, on: $0) }
         }
-        let sort = try CompiledSort.compile(request.sortKeys, for: request.entity, in: model)
+        let sort = compiled.sort
         rows = try sort.sort(rows, using: evaluator)
         let sliced = Self.slice(rows, offset: request.offset, limit: request.limit)
         return FetchAnswer(ids: sliced.map(\.objectID), rows: sliced)

@@ -15,13 +15,25 @@ public struct StoreFetchRequest: Sendable {
     }
 
     /// The entity fetched.
-    public var entity: EntityDescription
+    public var entity: EntityDescription { didSet { compiledForm = nil } }
     /// Whether rows of sub-entities are included.
     public var includesSubentities: Bool
     /// The filter, `nil` for every row.
-    public var predicate: FetchPredicate?
+    public var predicate: FetchPredicate? { didSet { compiledForm = nil } }
     /// The order; ties are always broken by primary key, ascending.
-    public var sortKeys: [SortKey]
+    public var sortKeys: [SortKey] { didSet { compiledForm = nil } }
+    /// The predicate and sort keys compiled against ``entity``, kept so that a request the
+    /// context compiled (to check it) is not compiled again by every store; cleared when
+    /// any of them changes.
+    private var compiledForm: Compiled?
+
+    /// A request's predicate and sort keys, compiled.
+    public struct Compiled: Sendable {
+        /// The compiled predicate; `nil` for every row.
+        public let predicate: CompiledPredicate?
+        /// The compiled sort.
+        public let sort: CompiledSort
+    }
     /// Rows to skip after sorting.
     public var offset: Int
     /// The most rows to return, `nil` for no limit.
@@ -48,6 +60,21 @@ public struct StoreFetchRequest: Sendable {
     public func rangedCount(_ matching: Int) -> Int {
         let afterOffset = max(0, matching - max(offset, 0))
         return limit.map { min(afterOffset, max($0, 0)) } ?? afterOffset
+    }
+
+    /// The predicate and sort keys compiled against ``entity`` in `model` (the coordinator's):
+    /// the form compiled earlier for this request if there is one, else compiled now.
+    public func compiled(in model: ManagedObjectModel) throws -> Compiled {
+        if let compiledForm { return compiledForm }
+        return Compiled(
+            predicate: try predicate.map { try CompiledPredicate.compile($0, for: entity, in: model) },
+            sort: try CompiledSort.compile(sortKeys, for: entity, in: model))
+    }
+
+    /// Compiles the predicate and sort keys now (throwing for unknown keys and type
+    /// mismatches) and keeps the result for the stores.
+    public mutating func compile(in model: ManagedObjectModel) throws {
+        compiledForm = try compiled(in: model)
     }
 
     /// The entity names whose rows qualify.
