@@ -203,6 +203,14 @@ private struct TransactionHandle: @unchecked Sendable {
 private enum Retry: Error { case grow, adopt }
 
 extension LMDBTransaction {
+    /// The number of entries (of key–value pairs, duplicates counted) in `dbi`, from its
+    /// B-tree statistics: no entry is read.
+    func entries(_ dbi: MDB_dbi) throws -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(txn, dbi, &stat), "reading the statistics of \(environment.path)")
+        return stat.ms_entries
+    }
+
     /// The number of entries in the environment's main database, where LMDB keeps the names
     /// of named databases (so 0 means a new, empty environment).
     func mainDatabaseEntries() throws -> Int {

@@ -16,6 +16,7 @@ extension LMDBStore {
             throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity \(request.entity.name)")
         }
         return try read { txn in
+            if case .groups(let grouping) = request.resultType { return try groups(request, grouping, in: txn) }
             let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
             let codes = Set(request.entityNames.compactMap { layout.codes[$0] })
             func matches(_ row: RowSnapshot) throws -> Bool {

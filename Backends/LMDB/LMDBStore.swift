@@ -66,7 +66,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         }
         codec = RowCodec(layout: layout, storeIdentifier: identifier)
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
-        capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts])
+        capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups])
             .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])
     }
 

@@ -1,0 +1,60 @@
+import CLMDB
+import ObjectGraph
+
+/// Grouped counts answered from a relationship index (``ObjectGraph/StoreCapabilities/groups``).
+///
+/// The one shape served natively is the common one: rows grouped by an attribute of a to-one
+/// whose to-many inverse is indexed (`count` of messages by `chat.title`), with no predicate,
+/// over every entity of the table. The members database lists, under each owner's key, its
+/// members in key order: the number of duplicates is the group's count and the first
+/// duplicate its first row, so neither a member's row nor a count per row is read — only
+/// each owner's row, for the key's value. Owners with equal values form one group, as in the
+/// shared grouping. Anything else (a predicate, other aggregates, rows without an owner, whose
+/// group would need a scan to order) is declined and the shared layer groups the rows.
+extension LMDBStore {
+    func groups(_ request: StoreFetchRequest, _ grouping: StoreGrouping, in txn: LMDBTransaction) throws -> StoreFetchResult {
+        let declined = StoreFetchResult(applied: [])
+        guard request.predicate == nil, grouping.keys.count == 1, grouping.aggregates.allSatisfy({ $0 == .count }) else { return declined }
+        let steps = grouping.keys[0].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard steps.count == 2, let relationship = request.entity.relationship(named: steps[0]), !relationship.isToMany,
+              let index = inverseIndexes[ObjectIdentifier(relationship)], !LMDBLayout.keepsList(index.inverse),
+              let root = model.entity(named: request.entity.rootName), let rowsDBI = handles.rows[root.name] else { return declined }
+        let owners = model.destination(of: relationship)
+        guard let ownersDBI = handles.rows[owners.rootName], let keyAttribute = owners.attribute(named: steps[1]), !keyAttribute.isTransient else { return declined }
+        // Every row of the table must be one the request counts.
+        let requested = Set(request.entityNames.compactMap { layout.codes[$0] })
+        guard Set(root.hierarchyNames.compactMap { layout.codes[$0] }).isSubset(of: requested) else { return declined }
+
+        var groups: [(key: AttributeValue, count: Int, first: Int64)] = []
+        var positions: [AttributeValue: Int] = [:]
+        var members = 0
+        let complete: Bool = try txn.withCursor(index.members) { cursor in
+            var entry = try cursor.move(MDB_FIRST)
+            while let current = entry {
+                let ownerKey = try PrimaryKeyBytes.decode(current.key)
+                var reader = ByteReader(current.value)
+                let first = try reader.orderedInt64()
+                let count = try cursor.duplicateCount()
+                members += count
+                guard let bytes = try txn.get(ownersDBI, PrimaryKeyBytes.encode(ownerKey)) else { return false }
+                let owner = try decode(bytes, pk: ownerKey)
+                guard let ownerEntity = model.entity(for: owner.objectID), let slot = ownerEntity.attribute(named: keyAttribute.name)?.slot else { return false }
+                let key = owner.attributes[slot]
+                if let position = positions[key] {
+                    groups[position].count += count
+                    groups[position].first = min(groups[position].first, first)
+                } else {
+                    positions[key] = groups.count
+                    groups.append((key, count, first))
+                }
+                entry = try cursor.move(MDB_NEXT_NODUP)
+            }
+            return true
+        }
+        // Rows without an owner form a group whose first row only a scan would find.
+        guard complete, try txn.entries(rowsDBI) == members else { return declined }
+        groups.sort { $0.first < $1.first }
+        let rows = groups.map { group in [group.key] + Array(repeating: AttributeValue.integer(Int64(group.count)), count: grouping.aggregates.count) }
+        return StoreFetchResult(groups: rows, applied: .predicate)
+    }
+}
