@@ -40,12 +40,15 @@ public final class RowCache: Sendable {
         // table are not resident, so an idle cache costs address space, not memory.
         if rows.capacity < capacity { rows.reserveCapacity(capacity) }
         for snapshot in snapshots {
-            if rows.count >= capacity && rows[snapshot.objectID] == nil {
-                rows.removeAll(keepingCapacity: true)
+            // Replace unless the cached row is newer (an older read must never overwrite a
+            // newer row), else insert — making room first when full. Not `rows[id, default:]`,
+            // which copies the row in and then again over itself.
+            if let index = rows.index(forKey: snapshot.objectID) {
+                if rows.values[index].version <= snapshot.version { rows.values[index] = snapshot }
+                continue
             }
-            // One hash lookup: insert, or replace unless the cached row is newer (an older
-            // read must never overwrite a newer row).
-            Self.keepNewer(&rows[snapshot.objectID, default: snapshot], snapshot)
+            if rows.count >= capacity { rows.removeAll(keepingCapacity: true) }
+            rows[snapshot.objectID] = snapshot
         }
     }
 
@@ -63,9 +66,7 @@ public final class RowCache: Sendable {
         }
     }
 
-    private static func keepNewer(_ cached: inout RowSnapshot, _ snapshot: RowSnapshot) {
-        if cached.version <= snapshot.version { cached = snapshot }
-    }
+
 
     /// Forgets one row.
     public func remove(_ id: ObjectID) {
