@@ -14,7 +14,7 @@ extension ManagedObjectContext {
         guard !object.objectID.isTemporary else {
             throw ObjectGraphError(.objectNotFound, objectID: object.objectID, "\(object.objectID) is a temporary ID that was never saved")
         }
-        if let group = batchGroups[object.objectID] {
+        if !batchGroups.isEmpty, let group = batchGroups[object.objectID] {
             // The object came from a batched fetch: load its batch in one round trip.
             for id in group.ids { batchGroups.removeValue(forKey: id) }
             try fulfillFaults(group.ids.compactMap { registeredLive($0) })
