@@ -188,7 +188,9 @@ extension ManagedObjectContext {
     /// Removes `ids` from the values of every registered object: unsaved references are
     /// cleared as changes, loaded stored ones silently (the store already dropped them).
     func clearReferences(to ids: Set<ObjectID>) {
-        for object in registry.values {
+        // Objects the app let go of are skipped: they are replaced by fresh faults when next
+        // reached, which read what the store holds now.
+        for object in liveRegisteredObjects() {
             if !object.isFaultStorage {
                 for relationship in object.entity.toOneRelationships {
                     guard let id = object.toOneValues[relationship.slot], ids.contains(id) else { continue }

@@ -185,13 +185,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Every object currently registered (and alive) in the context.
     public var registeredObjects: Set<ManagedObject> {
         requireQueue("registeredObjects")
-        var live = Set<ManagedObject>()
-        var index = registry.startIndex
-        while index != registry.endIndex {
-            if !isReleasedByApp(at: index) { live.insert(registry.values[index]) }
-            registry.formIndex(after: &index)
-        }
-        return live
+        return Set(liveRegisteredObjects())
     }
 
     func registeredOrFault(_ id: ObjectID) -> ManagedObject {
@@ -229,10 +223,30 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return object
     }
 
-    /// The registered object for `id`, unless only the registry still holds it.
+    /// The registered object for `id`, unless only the registry still holds it — which is then
+    /// dropped: an object the app let go of must never come back with the values it had (merges
+    /// and refreshes skip it, as they would skip a deallocated one).
     func registeredLive(_ id: ObjectID) -> ManagedObject? {
-        guard let index = registry.index(forKey: id), !isReleasedByApp(at: index) else { return nil }
+        guard let index = registry.index(forKey: id) else { return nil }
+        if isReleasedByApp(at: index) {
+            registry.remove(at: index)
+            return nil
+        }
         return registry.values[index]
+    }
+
+    /// Every registered object something besides the registry holds, in no particular order.
+    /// Callers that go on to change objects work on this array rather than on the registry:
+    /// holding a copy of the registry while looking objects up would make every object look
+    /// held, and bring back objects the app had let go of.
+    func liveRegisteredObjects() -> [ManagedObject] {
+        var live: [ManagedObject] = []
+        var index = registry.startIndex
+        while index != registry.endIndex {
+            if !isReleasedByApp(at: index) { live.append(registry.values[index]) }
+            registry.formIndex(after: &index)
+        }
+        return live
     }
 
     /// Whether the registry's reference is the object's only one: neither the app, nor change
