@@ -92,8 +92,9 @@ extension ManagedObjectContext {
             let old = object.objectID
             map[old] = new
             registry.removeValue(forKey: old)
+            if retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
-            registry[new] = object
+            registry[new] = WeakObject(object: object)
             if rekeysAllInserted && object.isInsertedStorage { rekeyed[new] = object }
         }
         if rekeyed.count != insertedStorage.count {
@@ -246,20 +247,15 @@ extension ManagedObjectContext {
     /// still holds are detached (touching them throws or stops with "objectInaccessible").
     public func reset() {
         requireQueue("reset()")
-        var index = registry.startIndex
-        while index != registry.endIndex {
-            if !isKnownUniquelyReferenced(&registry.values[index]) {
-                // Still held by the app: detach it, so touching it says what happened.
-                let object = registry.values[index]
-                object.contextStorage = nil
-                object.isInaccessibleStorage = true
-            }
-            registry.formIndex(after: &index)
+        for object in liveRegisteredObjects() {
+            object.contextStorage = nil
+            object.isInaccessibleStorage = true
         }
         registry = [:]
         recentlyReached = []
         recentlyReachedNext = 0
         batchGroups = [:]
+        retained = [:]
         sweepThreshold = 4096
         undoStack?.removeAllActions()
         insertedStorage = [:]

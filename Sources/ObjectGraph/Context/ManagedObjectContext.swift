@@ -36,10 +36,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     let token: Int
 
+    struct WeakObject {
+        weak var object: ManagedObject?
+    }
+
     // State below is confined to the context's queue.
-    /// Every registered object, held strongly (see ``registeredLive(_:)`` for why that still
-    /// behaves as Core Data's weak registry).
-    var registry: [ObjectID: ManagedObject] = [:]
+    /// Every registered object, held weakly as in Core Data: an object the app lets go of is
+    /// deallocated, and its entry is swept when the registry has doubled.
+    var registry: [ObjectID: WeakObject] = [:]
+    /// Strong references for ``retainsRegisteredObjects``.
+    var retained: [ObjectID: ManagedObject] = [:]
     // Plain dictionaries: cascades remove objects from these sets one at a time, which must
     // stay O(1). Saves sort them once (``inSaveOrder(_:)``) so change sets are deterministic.
     var insertedStorage: [ObjectID: ManagedObject] = [:]
@@ -189,30 +195,24 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     func registeredOrFault(_ id: ObjectID) -> ManagedObject {
-        let index = registry.index(forKey: id)
-        if let index, !isReleasedByApp(at: index) { return registry.values[index] }
+        if let existing = registry[id]?.object { return existing }
         guard let entity = model.entity(for: id) else {
             ManagedObject.trap("object ID \(id) names entity \(id.entityName), which the model does not have")
         }
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
         object.objectID = id
         object.contextStorage = self
-        if let index {
-            // Replaces the object the app let go of, exactly as if it had been deallocated.
-            registry.values[index] = object
-        } else {
-            register(object)
-        }
+        register(object)
         return object
     }
 
     /// The object for `id` reached through a relationship (or a prefetch). A newly created one
-    /// is also kept alive in a small ring of recently reached objects: without it a traversal
-    /// that reaches the same 100 subjects from 10,000 students would create, fault and free
-    /// each subject 100 times. The ring is bounded (``recentlyReachedCapacity`` objects), so
-    /// memory stays bounded; `reset()` empties it.
+    /// is also kept alive in a small ring of recently reached objects: the registry holds
+    /// objects weakly, and without it a traversal that reaches the same 100 subjects from
+    /// 10,000 students would create, fault and free each subject 100 times. The ring is
+    /// bounded (``recentlyReachedCapacity`` objects), so memory stays bounded; `reset()` empties it.
     func reachedObject(_ id: ObjectID) -> ManagedObject {
-        if let index = registry.index(forKey: id), !isReleasedByApp(at: index) { return registry.values[index] }
+        if let existing = registry[id]?.object { return existing }
         let object = registeredOrFault(id)
         if recentlyReached.count < Self.recentlyReachedCapacity {
             recentlyReached.append(object)
@@ -223,67 +223,32 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return object
     }
 
-    /// The registered object for `id`, unless only the registry still holds it — which is then
-    /// dropped: an object the app let go of must never come back with the values it had (merges
-    /// and refreshes skip it, as they would skip a deallocated one).
+    /// The registered object for `id`, if it is still alive.
     func registeredLive(_ id: ObjectID) -> ManagedObject? {
-        guard let index = registry.index(forKey: id) else { return nil }
-        if isReleasedByApp(at: index) {
-            registry.remove(at: index)
-            return nil
-        }
-        return registry.values[index]
+        registry[id]?.object
     }
 
-    /// Every registered object something besides the registry holds, in no particular order.
-    /// Callers that go on to change objects work on this array rather than on the registry:
-    /// holding a copy of the registry while looking objects up would make every object look
-    /// held, and bring back objects the app had let go of.
+    /// Every registered object still alive, in no particular order.
     func liveRegisteredObjects() -> [ManagedObject] {
-        var live: [ManagedObject] = []
-        var index = registry.startIndex
-        while index != registry.endIndex {
-            if !isReleasedByApp(at: index) { live.append(registry.values[index]) }
-            registry.formIndex(after: &index)
-        }
-        return live
-    }
-
-    /// Whether the registry's reference is the object's only one: neither the app, nor change
-    /// tracking, nor the ring of reached objects holds it, so for every purpose it is gone.
-    ///
-    /// The registry holds objects strongly instead of weakly: a weak reference gives every
-    /// object a side table and sends each of its retains and releases down the runtime's slow
-    /// path, which cost more than everything else of a fetch. Core Data's weak semantics are
-    /// kept by treating an object only the registry holds as absent, and by sweeping such
-    /// objects when the registry has grown. The check is safe against other threads: an object
-    /// held by the registry alone can only be reached through the registry, on this queue.
-    @inline(__always)
-    func isReleasedByApp(at index: Dictionary<ObjectID, ManagedObject>.Index) -> Bool {
-        !retainsRegisteredObjects && isKnownUniquelyReferenced(&registry.values[index])
+        registry.values.compactMap(\.object)
     }
 
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = object
+        registry[object.objectID] = WeakObject(object: object)
+        if retainsRegisteredObjects { retained[object.objectID] = object }
         if registry.count > sweepThreshold { sweepReleasedObjects() }
     }
 
-    /// Drops the objects only the registry holds; amortized O(1) per registration, since the
+    /// Drops the entries of deallocated objects; amortized O(1) per registration, since the
     /// next sweep waits until the registry has doubled again.
     func sweepReleasedObjects() {
-        guard !retainsRegisteredObjects else { return }
-        var released: [ObjectID] = []
-        var index = registry.startIndex
-        while index != registry.endIndex {
-            if isKnownUniquelyReferenced(&registry.values[index]) { released.append(registry.keys[index]) }
-            registry.formIndex(after: &index)
-        }
-        for id in released { registry.removeValue(forKey: id) }
+        registry = registry.filter { $0.value.object != nil }
         sweepThreshold = max(4096, registry.count * 2)
     }
 
     func unregister(_ object: ManagedObject) {
         registry.removeValue(forKey: object.objectID)
+        retained.removeValue(forKey: object.objectID)
     }
 
     // MARK: Insert
