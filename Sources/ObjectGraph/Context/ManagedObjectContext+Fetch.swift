@@ -12,6 +12,9 @@ extension ManagedObjectContext {
         var objects: [T] = []
         objects.reserveCapacity(ids.count)
         registry.reserveCapacity(registry.count + ids.count)
+        // The objects created here stay alive in `objects`: sweeping for dead entries while
+        // registering them would only walk them again and again.
+        sweepThreshold = max(sweepThreshold, registry.count + ids.count)
         var faults: [ManagedObject] = []
         for (position, id) in ids.enumerated() {
             let object = registeredOrFault(id)

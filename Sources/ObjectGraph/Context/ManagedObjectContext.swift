@@ -242,7 +242,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Drops the entries of deallocated objects; amortized O(1) per registration, since the
     /// next sweep waits until the registry has doubled again.
     func sweepReleasedObjects() {
-        registry = registry.filter { $0.value.object != nil }
+        // Dead entries are removed in place: rebuilding the registry would copy every live
+        // entry's weak reference (a side-table update each).
+        var dead: [ObjectID] = []
+        for (id, entry) in registry where entry.object == nil { dead.append(id) }
+        for id in dead { registry.removeValue(forKey: id) }
         sweepThreshold = max(4096, registry.count * 2)
     }
 
