@@ -28,41 +28,62 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
         set { fatalError("unreachable") }
     }
 
+    // Inlinable so that client code specializes it for its concrete `Value`: unspecialized,
+    // every read looked `Optional<Value>`'s generic metadata up at run time. The body only
+    // calls the non-generic entry points below.
     /// The value, read from and written to the enclosing object.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
         get {
-            let attribute = resolve(object, storageKeyPath)
-            let stored = object.readAttribute(attribute)
-            guard let value = Value.fromAttributeValue(stored) else {
-                // A key-path probe's prototype, of a type its placeholder does not fit.
-                if let placeholder = KeyPathProbe.fallback(Value.self, for: object) { return placeholder }
-                ManagedObject.trap("\(object.entity.name).\(attribute.name) holds a \(stored.kindName) value (\(attribute.type.rawValue) attribute), which @Attribute var \(attribute.name): \(Value.self) cannot represent")
-            }
-            return value
+            let read = object.readWrappedAttribute(storageKeyPath) { resolve(object, storageKeyPath) }
+            if let value = Value.fromAttributeValue(read.value) { return value }
+            return unrepresentable(read.value, of: read.attribute, in: object)
         }
         set {
-            let attribute = resolve(object, storageKeyPath)
-            object.writeAttribute(attribute, newValue.attributeValue)
+            object.writeWrappedAttribute(storageKeyPath, newValue.attributeValue) { resolve(object, storageKeyPath) }
         }
     }
 
-    private static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Attribute<Value>>) -> AttributeDescription {
-        // Resolved once per entity and key path; an object's entity never changes.
-        object.entity.attributeWrappers.property(for: storage) {
-            let name = PropertyWrapperNames.name(of: storage, in: object)
-            guard let attribute = object.entity.attribute(named: name) else {
-                ManagedObject.trap("\(Object.self) declares @Attribute var \(name), but entity \(object.entity.name) has no attribute '\(name)'")
-            }
-            return attribute
+    /// Finds the attribute behind a wrapper: called once per entity and key path, on a miss
+    /// of the entity's resolution cache (an object's entity never changes).
+    @usableFromInline
+    static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Attribute<Value>>) -> AttributeDescription {
+        let name = PropertyWrapperNames.name(of: storage, in: object)
+        guard let attribute = object.entity.attribute(named: name) else {
+            ManagedObject.trap("\(Object.self) declares @Attribute var \(name), but entity \(object.entity.name) has no attribute '\(name)'")
         }
+        return attribute
+    }
+
+    /// A stored value the declared type cannot hold: a key-path probe's placeholder, or a
+    /// programming error reported with the attribute's name.
+    @usableFromInline
+    static func unrepresentable(_ stored: AttributeValue, of attribute: AttributeDescription, in object: ManagedObject) -> Value {
+        // A key-path probe's prototype, of a type its placeholder does not fit.
+        if let placeholder = KeyPathProbe.fallback(Value.self, for: object) { return placeholder }
+        ManagedObject.trap("\(object.entity.name).\(attribute.name) holds a \(stored.kindName) value (\(attribute.type.rawValue) attribute), which @Attribute var \(attribute.name): \(Value.self) cannot represent")
     }
 }
 
 extension ManagedObject {
+    /// The attribute behind a wrapper's storage key path and its value, for ``Attribute``'s
+    /// inlined accessor; `resolve` runs only when the entity has not resolved `storage` yet.
+    @usableFromInline
+    final func readWrappedAttribute(_ storage: AnyKeyPath, resolve: () -> AttributeDescription) -> (attribute: AttributeDescription, value: AttributeValue) {
+        let attribute = entity.attributeWrappers.property(for: storage, resolve: resolve)
+        return (attribute, readAttribute(attribute))
+    }
+
+    /// Writes the attribute behind a wrapper's storage key path, for ``Attribute``'s inlined accessor.
+    @usableFromInline
+    final func writeWrappedAttribute(_ storage: AnyKeyPath, _ value: AttributeValue, resolve: () -> AttributeDescription) {
+        writeAttribute(entity.attributeWrappers.property(for: storage, resolve: resolve), value)
+    }
+
     /// Reads an attribute for a typed accessor; programming errors stop with a message.
     func readAttribute(_ attribute: AttributeDescription) -> AttributeValue {
         if let context = contextStorage {

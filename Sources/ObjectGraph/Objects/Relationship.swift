@@ -7,8 +7,15 @@ public protocol RelationshipValue {
     static var isToMany: Bool { get }
     /// Builds the value from the objects the relationship holds.
     static func make(from objects: [ManagedObject]) -> Self?
+    /// Builds a to-one value from its destination (`nil` for none) without an array.
+    static func make(single object: ManagedObject?) -> Self?
     /// The objects the value holds, in order.
     var relationshipObjects: [ManagedObject] { get }
+}
+
+extension RelationshipValue {
+    /// Through ``make(from:)``; to-one types answer directly.
+    public static func make(single object: ManagedObject?) -> Self? { make(from: object.map { [$0] } ?? []) }
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
@@ -18,6 +25,11 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
     public static func make(from objects: [ManagedObject]) -> Wrapped?? {
         guard let first = objects.first else { return .some(nil) }
         return (first as? Wrapped).map { .some($0) }
+    }
+    /// The object, cast to `Wrapped`.
+    public static func make(single object: ManagedObject?) -> Wrapped?? {
+        guard let object else { return .some(nil) }
+        return (object as? Wrapped).map { .some($0) }
     }
     /// Zero or one object.
     public var relationshipObjects: [ManagedObject] { self.map { [$0] } ?? [] }
@@ -93,25 +105,22 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
         set { fatalError("unreachable") }
     }
 
+    // Inlinable for the reason given at `Attribute`'s accessor.
     /// The destination(s), read from and written to the enclosing object.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> Value {
         get {
-            let relationship = resolve(object, storageKeyPath)
-            let objects = object.readRelationship(relationship)
-            guard let value = Value.make(from: objects) else {
-                // A key-path probe's destination prototype whose class the declared type does not fit.
-                if KeyPathProbe.isPrototype(object), let empty = Value.make(from: []) { return empty }
-                ManagedObject.trap("\(object.entity.name).\(relationship.name) holds objects that are not \(Value.self)")
-            }
-            return value
+            let read = object.readWrappedRelationship(storageKeyPath) { resolve(object, storageKeyPath) }
+            let value = read.relationship.isToMany ? Value.make(from: read.objects) : Value.make(single: read.single)
+            if let value { return value }
+            return mismatched(read.relationship, in: object)
         }
         set {
-            let relationship = resolve(object, storageKeyPath)
-            object.writeRelationship(relationship, newValue.relationshipObjects)
+            object.writeWrappedRelationship(storageKeyPath, newValue.relationshipObjects) { resolve(object, storageKeyPath) }
         }
     }
 
@@ -121,21 +130,31 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
         projected projectedKeyPath: ReferenceWritableKeyPath<Object, RelationshipHandle>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> RelationshipHandle {
-        get { RelationshipHandle(object: object, relationship: resolve(object, storageKeyPath)) }
+        get { RelationshipHandle(object: object, relationship: object.entity.relationshipWrappers.property(for: storageKeyPath) { resolve(object, storageKeyPath) }) }
         set {}
     }
 
-    private static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> RelationshipDescription {
-        object.entity.relationshipWrappers.property(for: storage) {
-            let name = PropertyWrapperNames.name(of: storage, in: object)
-            guard let relationship = object.entity.relationship(named: name) else {
-                ManagedObject.trap("\(Object.self) declares @Relationship var \(name), but entity \(object.entity.name) has no relationship '\(name)'")
-            }
-            guard relationship.isToMany == Value.isToMany else {
-                ManagedObject.trap("\(Object.self).\(name) is declared as \(Value.self), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
-            }
-            return relationship
+    /// Destinations the declared type cannot hold: an empty value for a key-path probe's
+    /// prototype, or a programming error reported with the relationship's name.
+    @usableFromInline
+    static func mismatched(_ relationship: RelationshipDescription, in object: ManagedObject) -> Value {
+        // A key-path probe's destination prototype whose class the declared type does not fit.
+        if KeyPathProbe.isPrototype(object), let empty = Value.make(from: []) { return empty }
+        ManagedObject.trap("\(object.entity.name).\(relationship.name) holds objects that are not \(Value.self)")
+    }
+
+    /// Finds the relationship behind a wrapper: called once per entity and key path, on a
+    /// miss of the entity's resolution cache.
+    @usableFromInline
+    static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> RelationshipDescription {
+        let name = PropertyWrapperNames.name(of: storage, in: object)
+        guard let relationship = object.entity.relationship(named: name) else {
+            ManagedObject.trap("\(Object.self) declares @Relationship var \(name), but entity \(object.entity.name) has no relationship '\(name)'")
         }
+        guard relationship.isToMany == Value.isToMany else {
+            ManagedObject.trap("\(Object.self).\(name) is declared as \(Value.self), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
+        }
+        return relationship
     }
 }
 
@@ -178,6 +197,39 @@ public struct RelationshipHandle {
 }
 
 extension ManagedObject {
+    /// The relationship behind a wrapper's storage key path and its destinations, for
+    /// ``Relationship``'s inlined accessor: `single` for a to-one (no array is built), `objects`
+    /// for a to-many. `resolve` runs only when the entity has not resolved `storage` yet.
+    @usableFromInline
+    final func readWrappedRelationship(
+        _ storage: AnyKeyPath, resolve: () -> RelationshipDescription
+    ) -> (relationship: RelationshipDescription, single: ManagedObject?, objects: [ManagedObject]) {
+        let relationship = entity.relationshipWrappers.property(for: storage, resolve: resolve)
+        if relationship.isToMany { return (relationship, nil, readRelationship(relationship)) }
+        return (relationship, readToOne(relationship), [])
+    }
+
+    /// Replaces the destinations of the relationship behind a wrapper's storage key path.
+    @usableFromInline
+    final func writeWrappedRelationship(_ storage: AnyKeyPath, _ objects: [ManagedObject], resolve: () -> RelationshipDescription) {
+        writeRelationship(entity.relationshipWrappers.property(for: storage, resolve: resolve), objects)
+    }
+
+    /// The destination of a to-one relationship for typed accessors.
+    func readToOne(_ relationship: RelationshipDescription) -> ManagedObject? {
+        guard let context = contextStorage else {
+            if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects.first }
+            ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
+        }
+        context.requireQueue("\(objectID).\(relationship.name)")
+        do {
+            try context.fulfillFaultIfNeeded(self)
+        } catch {
+            ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
+        }
+        return toOneValues[relationship.slot].map(context.reachedObject)
+    }
+
     /// The destinations of a relationship for typed accessors.
     func readRelationship(_ relationship: RelationshipDescription) -> [ManagedObject] {
         guard let context = contextStorage else {
