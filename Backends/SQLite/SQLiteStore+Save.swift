@@ -80,6 +80,8 @@ extension SQLiteStore {
         let deletions = try deletionsByRoot(changes.deleted)
         for (root, rows) in deletions {
             try forEachChunk(of: rows) { chunk in
+                // Rows deleted without being read (a cascade's members) have no version to check.
+                guard chunk.contains(where: { $0.deletion.expectedVersion != nil }) else { return }
                 let statement = try connection.prepare("SELECT pk, version FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(Self.placeholders(chunk.count)))")
                 for (offset, row) in chunk.enumerated() { try statement.bind(row.pk, at: Int32(offset + 1)) }
                 var stored: [Int64: Int64] = [:]

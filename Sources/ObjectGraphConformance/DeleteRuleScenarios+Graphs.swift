@@ -133,16 +133,7 @@ extension DeleteRuleScenarios {
             }
         },
         ConformanceScenario("deleteRules.cascade.orderedTracks") { env in
-            let context = env.newContext()
-            try context.performAndWait {
-                let mix = Playlist(context: context); mix.name = "mix"
-                let other = Playlist(context: context); other.name = "other"
-                mix.tracks = OrderedSet(["a", "b", "c"].map { title in let t = Track(context: context); t.title = title; return t })
-                let kept = Track(context: context); kept.title = "kept"
-                other.$tracks.add(kept)
-                try context.save()
-            }
-            try env.reopen()
+            try seedPlaylists(env)
             let second = env.newContext()
             try second.performAndWait {
                 let mix = try second.fetch(FetchRequest<Playlist>(predicate: .key("name") == "mix"))[0]

@@ -113,9 +113,9 @@ extension ManagedObjectContext {
                 redelete.append(object)
                 deletedStorage.removeValue(forKey: object.objectID)
                 object.isDeletedStorage = false
-                object.install(stored)
                 object.changedAttributeSlots = []
                 object.changedToOneSlots = []
+                object.install(stored)
                 object.toManyStates = Array(repeating: .fault, count: object.entity.toManyRelationships.count)
             } else if let stored {
                 try merge(object, with: stored)

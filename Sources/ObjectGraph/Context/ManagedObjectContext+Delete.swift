@@ -66,9 +66,22 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Whether applying `entity`'s delete rules reads its to-one values.
-    private static func rulesReadToOne(_ entity: EntityDescription) -> Bool {
-        entity.toOneRelationships.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny || $0.hasInverse && $0.deleteRule == .nullify }
+    /// Whether applying a delete rule reads the to-one relationship's destination.
+    private static func ruleReadsToOne(_ relationship: RelationshipDescription) -> Bool {
+        relationship.deleteRule == .cascade || relationship.deleteRule == .deny || relationship.hasInverse && relationship.deleteRule == .nullify
+    }
+
+    /// Whether applying `object`'s delete rules needs its row loaded first. A fault needs it
+    /// when a rule reads one of its to-ones, unless the cascade that is deleting it already
+    /// cleared that to-one (see ``unlinkInverse(of:at:from:deletingDestination:)``), and
+    /// whenever a to-many rule runs: the row's version then guards the members read (a
+    /// member added by a concurrent save bumps it, and this delete conflicts instead of
+    /// leaving that member dangling).
+    private static func rulesNeedRow(_ object: ManagedObject) -> Bool {
+        guard object.isFaultStorage, !object.objectID.isTemporary else { return false }
+        let entity = object.entity
+        if entity.toManyRelationships.contains(where: ruleReadsDestinations) { return true }
+        return entity.toOneRelationships.contains { ruleReadsToOne($0) && !object.changedToOneSlots.contains($0.slot) }
     }
 
     /// Whether applying a delete rule reads the relationship's destinations.
@@ -84,23 +97,20 @@ extension ManagedObjectContext {
         var toMany: [ObjectIdentifier: (RelationshipDescription, [ManagedObject])] = [:]
         for object in wave where !object.objectID.isTemporary && !object.isInaccessibleStorage {
             let entity = object.entity
-            // Rows whose to-many rules run are read too, before their members: the row's
-            // version then guards the members read (a member added by a concurrent save
-            // bumps it, and this delete conflicts instead of leaving that member dangling).
-            if object.isFaultStorage && (Self.rulesReadToOne(entity) || entity.toManyRelationships.contains(where: Self.ruleReadsDestinations)) {
-                faults.append(object)
-            }
+            // Rows are read before their members (see rulesNeedRow).
+            if Self.rulesNeedRow(object) { faults.append(object) }
             for relationship in entity.toManyRelationships where Self.ruleReadsDestinations(relationship) && object.toManyStates[relationship.slot].isFault {
                 toMany[ObjectIdentifier(relationship), default: (relationship, [])].1.append(object)
             }
         }
         if !faults.isEmpty { try fulfillFaults(faults) }
         // Members whose inverse is a to-one are unlinked by clearing that to-one, which reads
-        // their rows: load those in one go too.
+        // their rows: load those in one go too. A cascade's members are the exception: they
+        // are deleted next, and their to-one is cleared without reading the row.
         var destinations: [ManagedObject] = []
         for (relationship, objects) in toMany.values {
             try loadToMany(relationship, for: objects)
-            guard relationship.hasInverse && !relationship.inverseIsToMany else { continue }
+            guard relationship.hasInverse && !relationship.inverseIsToMany && relationship.deleteRule != .cascade else { continue }
             for object in objects {
                 for id in object.toManyStates[relationship.slot].members ?? [] {
                     let destination = registeredOrFault(id)
@@ -114,7 +124,7 @@ extension ManagedObjectContext {
 
     private func applyDeleteRules(_ object: ManagedObject) throws {
         let entity = object.entity
-        if Self.rulesReadToOne(entity) && !object.objectID.isTemporary {
+        if Self.rulesNeedRow(object) {
             do { try fulfillFaultIfNeeded(object) } catch let error as ObjectGraphError where error.code == .objectNotFound {
                 return  // already gone from the store; nothing to propagate
             }
@@ -129,8 +139,11 @@ extension ManagedObjectContext {
                     try unlinkInverse(of: relationship, at: destination, from: object)
                 }
             case .cascade:
+                let sourceMembersAsStored = relationship.isToMany && !object.toManyStates[relationship.slot].hasChanges
                 for destination in try destinations(of: object, relationship) {
-                    if relationship.hasInverse { try unlinkInverse(of: relationship, at: destination, from: object) }
+                    if relationship.hasInverse {
+                        try unlinkInverse(of: relationship, at: destination, from: object, deletingDestination: sourceMembersAsStored)
+                    }
                     markDeleted(destination)
                 }
             }

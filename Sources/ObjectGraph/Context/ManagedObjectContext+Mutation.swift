@@ -81,11 +81,25 @@ extension ManagedObjectContext {
     }
 
     /// Removes `source` from `destination`'s side of `relationship`'s inverse.
-    func unlinkInverse(of relationship: RelationshipDescription, at destination: ManagedObject, from source: ManagedObject) throws {
+    ///
+    /// `deletingDestination` says that a cascade deletes `destination` next and that it is a
+    /// member of `source`'s to-many as stored (no unsaved adds or removes). A destination that
+    /// is still a fault then points at `source` in the store and has no changes of its own, so
+    /// its to-one is cleared without reading its row: the cleared value is kept over the row
+    /// if the row is ever loaded (``ManagedObject/install(_:)``). A cascade over 10,000
+    /// messages reads none of them.
+    func unlinkInverse(of relationship: RelationshipDescription, at destination: ManagedObject, from source: ManagedObject, deletingDestination: Bool = false) throws {
         guard let inverseSlot = relationship.inverseSlot else { return }
         if relationship.inverseIsToMany {
             noteUndoableChange(destination)
             if destination.toManyStates[inverseSlot].remove(source.objectID) { markUpdated(destination) }
+        } else if deletingDestination && destination.isFaultStorage && !destination.isInaccessibleStorage && !destination.objectID.isTemporary {
+            noteUndoableChange(destination)
+            if destination.toOneValues.isEmpty {
+                destination.toOneValues = Array(repeating: nil, count: destination.entity.toOneRelationships.count)
+            }
+            destination.toOneValues[inverseSlot] = nil
+            destination.changedToOneSlots.insert(inverseSlot)
         } else {
             do { try fulfillFaultIfNeeded(destination) } catch let error as ObjectGraphError where error.code == .objectNotFound {
                 return  // the destination is gone already; nothing points back

@@ -112,11 +112,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: Internal state helpers
 
-    /// Installs stored values: the object stops being a fault.
+    /// Installs stored values: the object stops being a fault. To-ones cleared while it was
+    /// a fault (a cascade deleting it, see `ManagedObjectContext.unlinkInverse`) stay cleared.
     func install(_ snapshot: RowSnapshot) {
         committedSnapshot = snapshot
         attributeValues = snapshot.attributes
-        toOneValues = snapshot.toOne
+        if isFaultStorage && !changedToOneSlots.isEmpty {
+            var values = snapshot.toOne
+            for slot in changedToOneSlots { values[slot] = toOneValues[slot] }
+            toOneValues = values
+        } else {
+            toOneValues = snapshot.toOne
+        }
         isFaultStorage = false
     }
 
