@@ -11,27 +11,35 @@ extension ManagedObjectContext {
         let (entity, ids, rows) = try executeFetch(request)
         var objects: [T] = []
         objects.reserveCapacity(ids.count)
+        // Entries of objects released since the last sweep go first, when the answer would
+        // cross the threshold. The objects created here stay alive in `objects`, so no sweep
+        // runs while they are registered (it would only walk them again and again); the
+        // threshold is put back afterwards, or a run of fetches would raise it for ever and
+        // the registry would keep every dead entry (and resize for them).
+        if registry.count + ids.count > sweepThreshold { sweepReleasedObjects() }
+        let threshold = sweepThreshold
         registry.reserveCapacity(registry.count + ids.count)
-        // The objects created here stay alive in `objects`: sweeping for dead entries while
-        // registering them would only walk them again and again.
-        sweepThreshold = max(sweepThreshold, registry.count + ids.count)
         var faults: [ManagedObject] = []
-        for (position, id) in ids.enumerated() {
-            let object = registeredOrFault(id)
-            if object.isFaultStorage {
-                if !rows.isEmpty, !request.returnsObjectsAsFaults {
-                    let snapshot = rows[position]
-                    statisticsStorage.faultsFired += 1
-                    object.install(snapshot)
-                    object.awakeFromFetch()
-                } else if !request.returnsObjectsAsFaults {
-                    faults.append(object)
+        do {
+            sweepThreshold = .max
+            defer { sweepThreshold = threshold }
+            for (position, id) in ids.enumerated() {
+                let object = registeredOrFault(id)
+                if object.isFaultStorage {
+                    if !rows.isEmpty, !request.returnsObjectsAsFaults {
+                        let snapshot = rows[position]
+                        statisticsStorage.faultsFired += 1
+                        object.install(snapshot)
+                        object.awakeFromFetch()
+                    } else if !request.returnsObjectsAsFaults {
+                        faults.append(object)
+                    }
                 }
+                guard let typed = object as? T else {
+                    throw ObjectGraphError(.wrongValueType, objectID: id, "fetched \(id) is a \(type(of: object)), not \(T.self); bind \(entity.name) to \(T.self) or fetch ManagedObject")
+                }
+                objects.append(typed)
             }
-            guard let typed = object as? T else {
-                throw ObjectGraphError(.wrongValueType, objectID: id, "fetched \(id) is a \(type(of: object)), not \(T.self); bind \(entity.name) to \(T.self) or fetch ManagedObject")
-            }
-            objects.append(typed)
         }
         if !faults.isEmpty { try fulfillFaults(faults) }
         if request.fetchBatchSize > 0 && request.returnsObjectsAsFaults {
