@@ -18,7 +18,7 @@ extension LMDBStore {
         return try read { txn in
             if case .groups(let grouping) = request.resultType { return try groups(request, grouping, in: txn) }
             let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
-            let codes = Set(request.entityNames.compactMap { layout.codes[$0] })
+            let codes = layout.codes(of: request)
             func matches(_ row: RowSnapshot) throws -> Bool {
                 guard let predicate else { return true }
                 return try evaluator.evaluate(predicate, on: row)

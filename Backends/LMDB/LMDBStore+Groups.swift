@@ -22,7 +22,7 @@ extension LMDBStore {
         let owners = model.destination(of: relationship)
         guard let ownersDBI = handles.rows[owners.rootName], let keyAttribute = owners.attribute(named: steps[1]), !keyAttribute.isTransient else { return declined }
         // Every row of the table must be one the request counts.
-        let requested = Set(request.entityNames.compactMap { layout.codes[$0] })
+        let requested = layout.codes(of: request)
         guard Set(root.hierarchyNames.compactMap { layout.codes[$0] }).isSubset(of: requested) else { return declined }
 
         var groups: [(key: AttributeValue, count: Int, first: Int64)] = []

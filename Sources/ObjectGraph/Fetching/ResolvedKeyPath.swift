@@ -45,6 +45,15 @@ public struct ResolvedKeyPath: Sendable {
     /// Resolves `path` from `entity`; throws ``ObjectGraphError/Code/invalidFetch`` naming the
     /// entity and the component that does not exist.
     public static func resolve(_ path: String, from entity: EntityDescription, in model: ManagedObjectModel) throws -> ResolvedKeyPath {
+        // A plain property name, the common case, needs no splitting (every fetch of
+        // `chat == X` resolves "chat"; splitting cost more than the lookup).
+        if let first = path.utf8.first, first != UInt8(ascii: "@"), !path.utf8.contains(UInt8(ascii: ".")) {
+            switch entity.property(named: path) {
+            case .attribute(let attribute)?: return ResolvedKeyPath(path: path, steps: [], terminal: .attribute(attribute))
+            case .relationship(let relationship)?: return ResolvedKeyPath(path: path, steps: [], terminal: .relationship(relationship))
+            case nil: throw noProperty(path, on: entity, in: path, from: entity)
+            }
+        }
         let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !components.isEmpty, !components.contains(where: \.isEmpty) else {
             throw ObjectGraphError(.invalidFetch, key: path, "'\(path)' is not a key path")
@@ -72,9 +81,7 @@ public struct ResolvedKeyPath: Sendable {
                 return ResolvedKeyPath(path: path, steps: steps, terminal: .aggregate(function, attribute))
             }
             guard let property = current.property(named: component) else {
-                throw ObjectGraphError(
-                    .invalidFetch, key: path,
-                    "entity \(current.name) has no property '\(component)' (in key path '\(path)' from \(entity.name))")
+                throw noProperty(component, on: current, in: path, from: entity)
             }
             switch property {
             case .attribute(let attribute):
@@ -152,5 +159,13 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
         case .date(let d): return d.timeIntervalSinceReferenceDate
         default: return nil
         }
+    }
+}
+
+extension ResolvedKeyPath {
+    private static func noProperty(_ component: String, on current: EntityDescription, in path: String, from entity: EntityDescription) -> ObjectGraphError {
+        ObjectGraphError(
+            .invalidFetch, key: path,
+            "entity \(current.name) has no property '\(component)' (in key path '\(path)' from \(entity.name))")
     }
 }
