@@ -42,27 +42,26 @@ public struct ContextDidSave: Sendable, Hashable {
 
 /// Objects touched since the last objects-did-change notification.
 struct ChangeLog {
-    var inserted: [ObjectIdentifier: ManagedObject] = [:]
-    var updated: [ObjectIdentifier: ManagedObject] = [:]
-    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    // Sets of objects (hashed by identity), handed to the notification as they are: building
+    // them from dictionaries at each notification hashed every inserted object a second time.
+    var inserted: Set<ManagedObject> = []
+    var updated: Set<ManagedObject> = []
+    var deleted: Set<ManagedObject> = []
 
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
-    mutating func inserted(_ object: ManagedObject) { inserted[ObjectIdentifier(object)] = object }
+    mutating func inserted(_ object: ManagedObject) { inserted.insert(object) }
     mutating func updated(_ object: ManagedObject) {
-        let id = ObjectIdentifier(object)
-        if inserted[id] == nil { updated[id] = object }
+        if !inserted.contains(object) { updated.insert(object) }
     }
     mutating func deleted(_ object: ManagedObject) {
-        let id = ObjectIdentifier(object)
-        inserted.removeValue(forKey: id)
-        updated.removeValue(forKey: id)
-        deleted[id] = object
+        inserted.remove(object)
+        updated.remove(object)
+        deleted.insert(object)
     }
 
     mutating func take() -> ObjectsDidChange {
         defer { self = ChangeLog() }
-        return ObjectsDidChange(
-            inserted: Set(inserted.values), updated: Set(updated.values), deleted: Set(deleted.values))
+        return ObjectsDidChange(inserted: inserted, updated: updated, deleted: deleted)
     }
 }

@@ -35,7 +35,7 @@ extension ManagedObjectContext {
                 .wrongContext, objectID: destination.objectID, key: relationship.name,
                 "cannot relate \(source.objectID).\(relationship.name) to \(destination.objectID): it is not in the same context")
         }
-        guard model.destination(of: relationship).hierarchyNames.contains(destination.entity.name) else {
+        guard model.destination(of: relationship).hierarchyTokens.contains(destination.entity.nameToken) else {
             throw ObjectGraphError(
                 .wrongDestination, objectID: source.objectID, key: relationship.name,
                 "\(source.entity.name).\(relationship.name) holds \(relationship.destinationName) objects, not \(destination.entity.name)")

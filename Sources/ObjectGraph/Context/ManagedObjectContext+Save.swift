@@ -91,10 +91,12 @@ extension ManagedObjectContext {
         for (object, new) in zip(objects, ids) {
             let old = object.objectID
             map[old] = new
-            registry.removeValue(forKey: old)
+            // The entry moves to its new key: making a new weak reference and dropping the old
+            // one would update the object's side table twice.
+            let entry = registry.removeValue(forKey: old)
             if retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
-            registry[new] = WeakObject(object: object)
+            registry[new] = entry ?? WeakObject(object: object)
             if rekeysAllInserted && object.isInsertedStorage { rekeyed[new] = object }
         }
         if rekeyed.count != insertedStorage.count {

@@ -73,7 +73,7 @@ extension ManagedObjectContext {
         deletedStorage.removeValue(forKey: object.objectID)
         discardedInserts.removeValue(forKey: ObjectIdentifier(object))
         pendingDeletes.removeAll { $0 === object }
-        if registry[object.objectID]?.object === object { unregister(object) }
+        if registeredLive(object.objectID) === object { unregister(object) }
         object.objectID = state.objectID
         object.attributeValues = state.attributeValues
         object.toOneValues = state.toOneValues

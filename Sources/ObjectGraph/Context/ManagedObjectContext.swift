@@ -195,7 +195,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     func registeredOrFault(_ id: ObjectID) -> ManagedObject {
-        if let existing = registry[id]?.object { return existing }
+        if let existing = registeredLive(id) { return existing }
         guard let entity = model.entity(for: id) else {
             ManagedObject.trap("object ID \(id) names entity \(id.entityName), which the model does not have")
         }
@@ -212,7 +212,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// 10,000 students would create, fault and free each subject 100 times. The ring is
     /// bounded (``recentlyReachedCapacity`` objects), so memory stays bounded; `reset()` empties it.
     func reachedObject(_ id: ObjectID) -> ManagedObject {
-        if let existing = registry[id]?.object { return existing }
+        if let existing = registeredLive(id) { return existing }
         let object = registeredOrFault(id)
         if recentlyReached.count < Self.recentlyReachedCapacity {
             recentlyReached.append(object)
@@ -225,13 +225,26 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The registered object for `id`, if it is still alive.
     func registeredLive(_ id: ObjectID) -> ManagedObject? {
-        registry[id]?.object
+        guard let index = registry.index(forKey: id) else { return nil }
+        return Self.live(&registry.values[index])
     }
 
     /// Every registered object still alive, in no particular order.
     func liveRegisteredObjects() -> [ManagedObject] {
-        registry.values.compactMap(\.object)
+        var live: [ManagedObject] = []
+        var index = registry.startIndex
+        while index != registry.endIndex {
+            if let object = Self.live(&registry.values[index]) { live.append(object) }
+            registry.formIndex(after: &index)
+        }
+        return live
     }
+
+    /// An entry's object if it is alive, read in place: reading the entry out of the registry
+    /// copies its weak reference, two atomic updates of the object's side table (a fifth of
+    /// looking an object up, measured).
+    @inline(__always)
+    private static func live(_ entry: inout WeakObject) -> ManagedObject? { entry.object }
 
     func register(_ object: ManagedObject) {
         registry[object.objectID] = WeakObject(object: object)
@@ -245,7 +258,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
         // Dead entries are removed in place: rebuilding the registry would copy every live
         // entry's weak reference (a side-table update each).
         var dead: [ObjectID] = []
-        for (id, entry) in registry where entry.object == nil { dead.append(id) }
+        var index = registry.startIndex
+        while index != registry.endIndex {
+            if Self.live(&registry.values[index]) == nil { dead.append(registry.keys[index]) }
+            registry.formIndex(after: &index)
+        }
         for id in dead { registry.removeValue(forKey: id) }
         sweepThreshold = max(4096, registry.count * 2)
     }

@@ -42,7 +42,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
         self.objectID = ObjectID.temporary(entity: entity)
-        self.toManyStates = Array(repeating: .fault, count: entity.toManyRelationships.count)
+        let toManyCount = entity.toManyRelationships.count
+        self.toManyStates = toManyCount == 0 ? [] : Array(repeating: .fault, count: toManyCount)
         self.isFaultStorage = true
         if let context {
             do { try context.insert(self) } catch {
