@@ -99,10 +99,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Identity equality: one object per record per context makes this record equality
     /// within a context.
+    @inlinable
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
 
     /// Hashes the object's identity.
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    @inlinable
+    public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// "<Chat Chat/p3 fault>" or "<Chat Chat/p3 title="Lunch">" (values only if loaded).
     open var description: String {

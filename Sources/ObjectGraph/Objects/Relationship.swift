@@ -15,30 +15,37 @@ public protocol RelationshipValue {
 
 extension RelationshipValue {
     /// Through ``make(from:)``; to-one types answer directly.
+    @inlinable
     public static func make(single object: ManagedObject?) -> Self? { make(from: object.map { [$0] } ?? []) }
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
     /// To-one.
+    @inlinable
     public static var isToMany: Bool { false }
     /// The first object, cast to `Wrapped`.
+    @inlinable
     public static func make(from objects: [ManagedObject]) -> Wrapped?? {
         guard let first = objects.first else { return .some(nil) }
         return (first as? Wrapped).map { .some($0) }
     }
     /// The object, cast to `Wrapped`.
+    @inlinable
     public static func make(single object: ManagedObject?) -> Wrapped?? {
         guard let object else { return .some(nil) }
         return (object as? Wrapped).map { .some($0) }
     }
     /// Zero or one object.
+    @inlinable
     public var relationshipObjects: [ManagedObject] { self.map { [$0] } ?? [] }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
     /// To-many.
+    @inlinable
     public static var isToMany: Bool { true }
     /// The objects, cast to `Element`.
+    @inlinable
     public static func make(from objects: [ManagedObject]) -> Set<Element>? {
         var result = Set<Element>(minimumCapacity: objects.count)
         for object in objects {
@@ -48,15 +55,18 @@ extension Set: RelationshipValue where Element: ManagedObject {
         return result
     }
     /// The members.
+    @inlinable
     public var relationshipObjects: [ManagedObject] { Array(self) }
 }
 
 extension OrderedSet: RelationshipValue where Element: ManagedObject {
     /// Ordered to-many.
+    @inlinable
     public static var isToMany: Bool { true }
     /// The objects in order, cast to `Element`.
+    @inlinable
     public static func make(from objects: [ManagedObject]) -> OrderedSet<Element>? {
-        var result = OrderedSet<Element>()
+        var result = OrderedSet<Element>(minimumCapacity: objects.count)
         for object in objects {
             guard let typed = object as? Element else { return nil }
             result.append(typed)
@@ -64,6 +74,7 @@ extension OrderedSet: RelationshipValue where Element: ManagedObject {
         return result
     }
     /// The members in order.
+    @inlinable
     public var relationshipObjects: [ManagedObject] { Array(self) }
 }
 
