@@ -137,7 +137,7 @@ enum FaultingScenarios {
                 try checkEqual(subjectNames, ["Math", "Logic", "Art"], "subject names")
                 let afterWalk = prefetching.statistics
                 try checkEqual(afterWalk.storeRoundTrips, afterFetch.storeRoundTrips, "walking the prefetched graph costs no round trip")
-                // Destinations are held weakly like any unchanged object, so the walk may
+                // Destinations the app does not hold may be let go like any unchanged object, so the walk may
                 // materialize them again — but only from the row cache, never from the store.
                 try checkEqual(
                     afterWalk.faultsFired - afterFetch.faultsFired, afterWalk.rowCacheHits - afterFetch.rowCacheHits,

@@ -3,8 +3,9 @@ import Foundation
 import ObjectGraphInMemory
 import Testing
 
-/// The registry holds objects weakly, as Core Data's does: an object the app lets go of is gone,
-/// and the entries of such objects are swept when the registry has grown.
+/// An object the app lets go of is gone for its context, as in Core Data (the registry holds
+/// objects strongly and counts one only it holds as released), and the entries of such objects
+/// are swept when the registry has grown.
 @Suite("Registry")
 struct RegistryTests {
     static func notes(_ count: Int) throws -> (PersistentContainer, [ObjectID]) {
@@ -90,5 +91,72 @@ struct RegistryTests {
             for id in ids { _ = try context.existingObject(with: id) }
             #expect(context.registeredObjects.count == 5_000)
         }
+    }
+
+    /// Objects of a one-entity model, each under a permanent ID, without a context.
+    static func looseObjects(_ count: Int) throws -> [ManagedObject] {
+        let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("n", .integer64) } }
+        let entity = try model.requireEntity("Note")
+        return (0..<count).map { index in
+            let object = ManagedObject(entity: entity, insertInto: nil)
+            object.objectID = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: Int64(index + 1))
+            return object
+        }
+    }
+
+    @Test("a sweep drops released objects, compacts, and every held object stays under its ID")
+    func sweepCompactsAndKeepsPositions() throws {
+        var objects = try Self.looseObjects(1_000)
+        var registry = ObjectRegistry()
+        for object in objects { registry.insert(object) }
+        let ids = objects.map(\.objectID)
+        weak let released = objects[1]
+        // Keep every 10th object; the rest are held only by the registry.
+        objects = stride(from: 0, to: objects.count, by: 10).map { objects[$0] }
+        #expect(released != nil, "the registry still holds it")
+        registry.sweep()
+        #expect(released == nil, "swept and deallocated")
+        #expect(registry.count == 100)
+        for (offset, id) in ids.enumerated() {
+            let found = registry.live(id)
+            if offset % 10 == 0 {
+                #expect(found === objects[offset / 10], "\(id) found after compaction")
+            } else {
+                #expect(found == nil)
+            }
+        }
+        // New entries reuse the storage and are found too.
+        let more = try Self.looseObjects(1_200).suffix(200)
+        for object in more { registry.insert(object) }
+        #expect(registry.count == 300)
+        #expect(more.allSatisfy { registry.live($0.objectID) === $0 })
+        #expect(registry.liveObjects().count == 300)
+    }
+
+    @Test("re-keying moves an entry; removing and emptying let objects only the registry held go")
+    func rekeyRemoveAndEmpty() throws {
+        let objects = try Self.looseObjects(3)
+        var registry = ObjectRegistry()
+        for object in objects { registry.insert(object) }
+        let old = objects[0].objectID
+        let new = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: 99)
+        objects[0].objectID = new
+        registry.rekey(old, to: new, object: objects[0])
+        #expect(registry.live(old) == nil)
+        #expect(registry.live(new) === objects[0])
+        #expect(registry.count == 3)
+        registry.remove(objects[1].objectID)
+        #expect(registry.live(objects[1].objectID) == nil)
+        #expect(registry.count == 2)
+
+        var onlyRegistered: [ManagedObject]? = try Self.looseObjects(5)
+        weak let dropped = onlyRegistered?[4]
+        for object in onlyRegistered ?? [] { registry.insert(object) }
+        onlyRegistered = nil
+        #expect(dropped != nil)
+        registry.removeAll()
+        #expect(dropped == nil, "emptying the registry deallocates what only it held")
+        #expect(registry.count == 0)
+        #expect(objects[2].objectID.primaryKey == 3, "objects the app holds are untouched")
     }
 }

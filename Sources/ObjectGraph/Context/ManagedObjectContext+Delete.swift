@@ -49,8 +49,8 @@ extension ManagedObjectContext {
             // A wave: everything deleted so far. Its rows and relationships are loaded in a
             // few round trips, then the rules run (and may start the next wave by cascading).
             let end = pendingDeletes.count
-            // The loaded objects are held until the wave's rules ran (the registry alone
-            // holds objects weakly).
+            // The loaded objects are held until the wave's rules ran (an object only the
+            // registry holds counts as released).
             let loaded = try prepareDeleteRules(pendingDeletes[index..<end])
             while index < end {
                 try applyDeleteRules(pendingDeletes[index])

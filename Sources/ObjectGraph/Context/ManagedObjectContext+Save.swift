@@ -91,12 +91,9 @@ extension ManagedObjectContext {
         for (object, new) in zip(objects, ids) {
             let old = object.objectID
             map[old] = new
-            // The entry moves to its new key: making a new weak reference and dropping the old
-            // one would update the object's side table twice.
-            let entry = registry.removeValue(forKey: old)
             if retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
-            registry[new] = entry ?? WeakObject(object: object)
+            registry.rekey(old, to: new, object: object)
             if rekeysAllInserted && object.isInsertedStorage { rekeyed[new] = object }
         }
         if rekeyed.count != insertedStorage.count {
@@ -253,7 +250,7 @@ extension ManagedObjectContext {
             object.contextStorage = nil
             object.isInaccessibleStorage = true
         }
-        registry = [:]
+        registry.removeAll()
         recentlyReached = []
         recentlyReachedNext = 0
         batchGroups = [:]

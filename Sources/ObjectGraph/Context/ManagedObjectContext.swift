@@ -36,14 +36,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     let token: Int
 
-    struct WeakObject {
-        weak var object: ManagedObject?
-    }
-
     // State below is confined to the context's queue.
-    /// Every registered object, held weakly as in Core Data: an object the app lets go of is
-    /// deallocated, and its entry is swept when the registry has doubled.
-    var registry: [ObjectID: WeakObject] = [:]
+    /// Every registered object (see ``ObjectRegistry`` for how released objects are let go).
+    var registry = ObjectRegistry()
     /// Strong references for ``retainsRegisteredObjects``.
     var retained: [ObjectID: ManagedObject] = [:]
     // Plain dictionaries: cascades remove objects from these sets one at a time, which must
@@ -207,8 +202,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// The object for `id` reached through a relationship (or a prefetch). A newly created one
-    /// is also kept alive in a small ring of recently reached objects: the registry holds
-    /// objects weakly, and without it a traversal that reaches the same 100 subjects from
+    /// is also kept alive in a small ring of recently reached objects: an object only the
+    /// registry holds counts as released, and without it a traversal that reaches the same 100 subjects from
     /// 10,000 students would create, fault and free each subject 100 times. The ring is
     /// bounded (``recentlyReachedCapacity`` objects), so memory stays bounded; `reset()` empties it.
     func reachedObject(_ id: ObjectID) -> ManagedObject {
@@ -223,52 +218,29 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return object
     }
 
-    /// The registered object for `id`, if it is still alive.
-    func registeredLive(_ id: ObjectID) -> ManagedObject? {
-        guard let index = registry.index(forKey: id) else { return nil }
-        return Self.live(&registry.values[index])
-    }
+    /// The registered object for `id`, unless the app let it go: an object the app released
+    /// must never come back with the values it had (merges and refreshes skip it, as they would
+    /// skip a deallocated one), so the next lookup makes a new fault that reads the current row.
+    func registeredLive(_ id: ObjectID) -> ManagedObject? { registry.live(id) }
 
-    /// Every registered object still alive, in no particular order.
-    func liveRegisteredObjects() -> [ManagedObject] {
-        var live: [ManagedObject] = []
-        var index = registry.startIndex
-        while index != registry.endIndex {
-            if let object = Self.live(&registry.values[index]) { live.append(object) }
-            registry.formIndex(after: &index)
-        }
-        return live
-    }
-
-    /// An entry's object if it is alive, read in place: reading the entry out of the registry
-    /// copies its weak reference, two atomic updates of the object's side table (a fifth of
-    /// looking an object up, measured).
-    @inline(__always)
-    private static func live(_ entry: inout WeakObject) -> ManagedObject? { entry.object }
+    /// Every registered object something besides the registry holds, in no particular order.
+    func liveRegisteredObjects() -> [ManagedObject] { registry.liveObjects() }
 
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = WeakObject(object: object)
+        registry.insert(object)
         if retainsRegisteredObjects { retained[object.objectID] = object }
         if registry.count > sweepThreshold { sweepReleasedObjects() }
     }
 
-    /// Drops the entries of deallocated objects; amortized O(1) per registration, since the
+    /// Drops the entries of objects the app released; amortized O(1) per registration, since the
     /// next sweep waits until the registry has doubled again.
     func sweepReleasedObjects() {
-        // Dead entries are removed in place: rebuilding the registry would copy every live
-        // entry's weak reference (a side-table update each).
-        var dead: [ObjectID] = []
-        var index = registry.startIndex
-        while index != registry.endIndex {
-            if Self.live(&registry.values[index]) == nil { dead.append(registry.keys[index]) }
-            registry.formIndex(after: &index)
-        }
-        for id in dead { registry.removeValue(forKey: id) }
+        registry.sweep()
         sweepThreshold = max(4096, registry.count * 2)
     }
 
     func unregister(_ object: ManagedObject) {
-        registry.removeValue(forKey: object.objectID)
+        registry.remove(object.objectID)
         retained.removeValue(forKey: object.objectID)
     }
 

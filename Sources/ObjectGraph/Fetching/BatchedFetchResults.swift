@@ -3,8 +3,8 @@
 ///
 /// Reading element `i` loads the whole batch containing it in one store round trip; only the
 /// most recently used batches are kept, so iterating a million objects keeps a bounded number
-/// alive (objects without changes are held weakly by their context and go away with their
-/// batch). Rows loaded for a batch live in their objects only: they are not added to the
+/// alive (objects without changes count as released once only their context holds them,
+/// and go away with their batch). Rows loaded for a batch live in their objects only: they are not added to the
 /// coordinator's row cache, which a long iteration would otherwise fill to its capacity (about
 /// 60 MiB at the default 100,000 rows) with rows of batches already released, evicting the
 /// rows other contexts use. Rows already cached are still used. Confined, like its objects,
