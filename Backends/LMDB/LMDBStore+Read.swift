@@ -3,24 +3,35 @@ import ObjectGraph
 
 /// Reading rows and relationship members inside a transaction.
 extension LMDBStore {
-    /// The hierarchy root and key of one of this store's IDs, or `nil` for a foreign ID.
+    /// Where one of this store's entities is stored.
+    struct Route: Sendable {
+        /// The row database of the entity's hierarchy.
+        let rows: MDB_dbi
+        /// The entity's code in rows.
+        let code: UInt16
+        let entity: EntityDescription
+    }
+
+    /// The hierarchy's rows, key and entity of one of this store's IDs, or `nil` for a foreign ID.
+    @inline(__always)
     func locate(_ id: ObjectID) -> (rows: MDB_dbi, pk: Int64, entity: EntityDescription)? {
-        guard let pk = id.primaryKey, codec.owns(id), let entity = model.entity(for: id),
-              let rows = handles.rows[entity.rootName] else { return nil }
-        return (rows, pk, entity)
+        guard let pk = id.primaryKey, let route = routes[id.namespace] else { return nil }
+        return (route.rows, pk, route.entity)
     }
 
     /// The stored row of `id`, if it exists and is of `id`'s entity.
     func row(_ id: ObjectID, in txn: LMDBTransaction) throws -> RowSnapshot? {
-        guard let (rows, pk, _) = locate(id), let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)) else { return nil }
-        guard codec.entityCode(of: bytes) == codec.code(of: id) else { return nil }
+        guard let pk = id.primaryKey, let route = routes[id.namespace],
+              let bytes = try txn.get(route.rows, PrimaryKeyBytes.encode(pk)),
+              codec.entityCode(of: bytes) == route.code else { return nil }
         return try decode(bytes, pk: pk)
     }
 
     /// Whether the row of `id` exists (with `id`'s entity), without decoding it.
     func exists(_ id: ObjectID, in txn: LMDBTransaction) throws -> Bool {
-        guard let (rows, pk, _) = locate(id), let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)) else { return false }
-        return codec.entityCode(of: bytes) == codec.code(of: id)
+        guard let pk = id.primaryKey, let route = routes[id.namespace],
+              let bytes = try txn.get(route.rows, PrimaryKeyBytes.encode(pk)) else { return false }
+        return codec.entityCode(of: bytes) == route.code
     }
 
     /// Decodes a row, turning damage into a typed error.

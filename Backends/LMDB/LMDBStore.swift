@@ -35,6 +35,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     let inverseIndexes: [ObjectIdentifier: RelationshipPlan.InverseIndex]
     let environment: LMDBEnvironment
     let handles: LMDBHandles
+    /// Where each of this store's namespaces (entity) lives: found by the ID's integers, since
+    /// looking the hierarchy's database up by root name hashed a string per row read.
+    let routes: [ObjectID.Namespace: Route]
     /// The longest index key written.
     let keyLimit: Int
     private let closed = Atomic<Bool>(false)
@@ -65,6 +68,12 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             throw error
         }
         codec = RowCodec(layout: layout, storeIdentifier: identifier)
+        var routes: [ObjectID.Namespace: Route] = [:]
+        for (code, namespace) in codec.namespaces.enumerated() {
+            guard let entity = request.model.entity(named: layout.entityNames[code]), let rows = handles.rows[entity.rootName] else { continue }
+            routes[namespace] = Route(rows: rows, code: UInt16(code), entity: entity)
+        }
+        self.routes = routes
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
         capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups])
             .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])
