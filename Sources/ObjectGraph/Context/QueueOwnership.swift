@@ -32,7 +32,11 @@ enum QueueOwnership {
     /// Whether the current thread is inside a block of the context with `token`.
     static func holds(_ token: Int) -> Bool {
         guard let raw = pthread_getspecific(key) else { return false }
-        return Unmanaged<Stack>.fromOpaque(raw).takeUnretainedValue().tokens.contains(token)
+        // Called on every typed read: no retain of the stack, and the innermost block (the
+        // usual answer) is looked at first.
+        return Unmanaged<Stack>.fromOpaque(raw)._withUnsafeGuaranteedRef { stack in
+            stack.tokens.last == token || stack.tokens.contains(token)
+        }
     }
 
     /// Runs `body` with `token` marked as held by this thread.

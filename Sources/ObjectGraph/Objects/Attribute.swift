@@ -86,6 +86,10 @@ extension ManagedObject {
 
     /// Reads an attribute for a typed accessor; programming errors stop with a message.
     func readAttribute(_ attribute: AttributeDescription) -> AttributeValue {
+        // A loaded object read inside its context's block: the common case, checked without
+        // touching the context. A main-queue context used directly on the main queue takes the
+        // full path below.
+        if !isFaultStorage && QueueOwnership.holds(contextToken) { return attributeValues[attribute.slot] }
         if let context = contextStorage {
             context.requireQueue("\(objectID).\(attribute.name)")
             do { try context.fulfillFaultIfNeeded(self) } catch {

@@ -19,7 +19,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public internal(set) var objectID: ObjectID
     /// The object's entity.
     public let entity: EntityDescription
-    weak var contextStorage: ManagedObjectContext?
+    weak var contextStorage: ManagedObjectContext? {
+        didSet { contextToken = contextStorage?.token ?? 0 }
+    }
+    /// The token of ``contextStorage`` (0 for none), kept beside it so that reading a loaded
+    /// value checks the queue without loading the weak reference (two atomic updates of the
+    /// context's reference count per read). A context's token is never reused, so the token of
+    /// a context that is gone is held by no thread.
+    private(set) var contextToken = 0
 
     // Values, indexed by slot; empty while the object is a fault.
     var attributeValues: [AttributeValue] = []
