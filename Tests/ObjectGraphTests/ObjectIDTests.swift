@@ -193,4 +193,39 @@ struct ObjectIDTests {
             #expect(!ObjectID.storageOrder(temporary, one))
         }
     }
+
+    @Test("dictionaries of IDs: equal keys of other entities and stores stay apart, every key is found")
+    func dictionariesKeepIDsApart() {
+        var values: [ObjectID: Int] = [:]
+        let namespaces = [("Note", "S"), ("Tag", "S"), ("Note", "T")]
+        for (offset, (entity, store)) in namespaces.enumerated() {
+            for key in Int64(1)...3_000 {
+                values[ObjectID(entityName: entity, storeIdentifier: store, primaryKey: key)] = offset * 10_000 + Int(key)
+            }
+        }
+        #expect(values.count == 9_000)
+        for (offset, (entity, store)) in namespaces.enumerated() {
+            for key in Int64(1)...3_000 {
+                #expect(values[ObjectID(entityName: entity, storeIdentifier: store, primaryKey: key)] == offset * 10_000 + Int(key))
+            }
+        }
+        #expect(values[ObjectID(entityName: "Tag", storeIdentifier: "T", primaryKey: 1)] == nil)
+        let set = Set(values.keys)
+        #expect(set.count == 9_000)
+    }
+
+    @Test("the table hash spreads keys that share their low bits over the buckets, and depends on the seed")
+    func rawHashSpreadsKeys() {
+        // Keys 2^20 apart: a hash that kept the key's low bits would put them all in one bucket.
+        let ids = (Int64(1)...1_024).map { ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: $0 << 20) }
+        for seed in [0, 1, 0x5EED] {
+            let buckets = Set(ids.map { $0._rawHashValue(seed: seed) & 1_023 })
+            // A random function fills about 63% of 1,024 buckets with 1,024 keys.
+            #expect(buckets.count > 550, "seed \(seed): \(buckets.count) buckets used")
+        }
+        #expect(ids[0]._rawHashValue(seed: 1) != ids[0]._rawHashValue(seed: 2))
+        let same = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: 1 << 20)
+        #expect(ids[0]._rawHashValue(seed: 7) == same._rawHashValue(seed: 7))
+    }
 }
+
