@@ -110,6 +110,10 @@ struct RegistryTests {
         var registry = ObjectRegistry()
         for object in objects { registry.insert(object) }
         let ids = objects.map(\.objectID)
+        do {
+            let set = Set(objects)
+            #expect(set.count == 1_000 && objects.allSatisfy(set.contains), "objects hash by identity")
+        }
         weak let released = objects[1]
         // Keep every 10th object; the rest are held only by the registry.
         objects = stride(from: 0, to: objects.count, by: 10).map { objects[$0] }

@@ -113,6 +113,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @inlinable
     public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// The hash `Set` and `Dictionary` use: the object's address mixed with the table's seed,
+    /// without a SipHash round (relationship sets are rebuilt for every traversal).
+    public final func _rawHashValue(seed: Int) -> Int {
+        ObjectID.mix(UInt64(UInt(bitPattern: ObjectIdentifier(self))), seed: seed)
+    }
+
     /// "<Chat Chat/p3 fault>" or "<Chat Chat/p3 title="Lunch">" (values only if loaded).
     open var description: String {
         if isFaultStorage { return "<\(entity.name) \(objectID) fault>" }

@@ -55,7 +55,14 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// the bucket of a chosen key cannot be predicted. `hash(into:)` stays SipHash for IDs
     /// hashed as parts of other values.
     public func _rawHashValue(seed: Int) -> Int {
-        var x = UInt64(bitPattern: value) ^ UInt64(UInt(bitPattern: seed))
+        Self.mix(UInt64(bitPattern: value), seed: seed)
+    }
+
+    /// MurmurHash3's fmix64 of `key` xor `seed`: a bijection whose every output bit depends on
+    /// every input bit. Also hashes managed objects by address (see ``ManagedObject``).
+    @inline(__always)
+    static func mix(_ key: UInt64, seed: Int) -> Int {
+        var x = key ^ UInt64(UInt(bitPattern: seed))
         x ^= x >> 33
         x &*= 0xff51_afd7_ed55_8ccd
         x ^= x >> 33
