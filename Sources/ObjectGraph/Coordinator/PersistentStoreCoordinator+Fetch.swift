@@ -15,7 +15,7 @@ extension PersistentStoreCoordinator {
     /// Such rows are cached for other contexts only when ``RowCache/keepsBatch(of:)``: a large
     /// result is a scan (as ``BatchedFetchResults``).
     func fetch(_ request: StoreFetchRequest, installsRows: Bool = false) throws -> FetchAnswer {
-        let entries = try self.entries(holding: request.entity.name)
+        let entries = try self.entries(holding: request.entity)
         if entries.count == 1 {
             let entry = entries[0]
             let mark = rowCache.readMark
@@ -57,7 +57,7 @@ extension PersistentStoreCoordinator {
     }
 
     func count(_ request: StoreFetchRequest) throws -> Int {
-        let entries = try self.entries(holding: request.entity.name)
+        let entries = try self.entries(holding: request.entity)
         if entries.count == 1 {
             var countRequest = request
             countRequest.resultType = .count

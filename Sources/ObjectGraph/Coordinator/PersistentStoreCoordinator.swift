@@ -127,10 +127,12 @@ public final class PersistentStoreCoordinator: Sendable {
         return entry
     }
 
-    func entries(holding entityName: String) throws -> [Entry] {
-        let found = entries.withLock { $0.filter { $0.entityNames.contains(entityName) } }
+    /// The stores holding `entity` (compared by interned name: every fetch and count asks).
+    func entries(holding entity: EntityDescription) throws -> [Entry] {
+        let token = entity.nameToken
+        let found = entries.withLock { $0.filter { $0.entityTokens.contains(token) } }
         guard !found.isEmpty else {
-            throw ObjectGraphError(.noStore, "no attached store holds entity \(entityName)")
+            throw ObjectGraphError(.noStore, "no attached store holds entity \(entity.name)")
         }
         return found
     }

@@ -20,7 +20,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
     weak var contextStorage: ManagedObjectContext? {
-        didSet { contextToken = contextStorage?.token ?? 0 }
+        // From `newValue`: reading the weak reference back would cost a load per assignment.
+        willSet { contextToken = newValue?.token ?? 0 }
     }
     /// The token of ``contextStorage`` (0 for none), kept beside it so that reading a loaded
     /// value checks the queue without loading the weak reference (two atomic updates of the
