@@ -1,5 +1,5 @@
 import Foundation
-import ObjectGraph
+@testable import ObjectGraph
 import ObjectGraphInMemory
 import Testing
 
@@ -229,3 +229,28 @@ struct ObjectIDTests {
     }
 }
 
+
+@Suite("Temporary ID maps")
+struct TemporaryIDMapTests {
+    static func temporaries(_ count: Int, entity: String = "Note") throws -> [ObjectID] {
+        let model = try ManagedObjectModel { m in m.entity(entity) { e in e.attribute("n", .integer64, optional: true) } }
+        let entity = try model.requireEntity(entity)
+        return (0..<count).map { _ in ManagedObject(entity: entity, insertInto: nil).objectID }
+    }
+
+    @Test("dense and sparse maps answer the remapped IDs and nothing else")
+    func mapsAnswerOnlyTheirIDs() throws {
+        let all = try Self.temporaries(400)
+        let outsider = try Self.temporaries(1)[0]
+        let permanent = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: all[0].value)
+        for picked in [Array(all[100..<300]), stride(from: 0, to: 400, by: 37).map { all[$0] } + [outsider]] {
+            let targets = picked.indices.map { ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: Int64($0 + 1)) }
+            let map = TemporaryIDMap(picked, to: targets)
+            for (old, new) in zip(picked, targets) { #expect(map[old] == new) }
+            let mapped = Set(picked)
+            for id in all where !mapped.contains(id) { #expect(map[id] == nil, "\(id) was not remapped") }
+            #expect(map[permanent] == nil, "a permanent ID with the same number is not a temporary one")
+        }
+        #expect(TemporaryIDMap([], to: [])[all[0]] == nil)
+    }
+}

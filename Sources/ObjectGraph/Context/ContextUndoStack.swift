@@ -67,7 +67,7 @@ public final class ContextUndoStack {
     }
 
     /// Replaces temporary IDs in recorded states (after permanent IDs were obtained).
-    func remap(_ map: [ObjectID: ObjectID]) {
+    func remap(_ map: TemporaryIDMap) {
         for group in undoGroups + redoGroups + (current.map { [$0] } ?? []) { group.remap(map) }
     }
 }
@@ -84,7 +84,7 @@ final class UndoGroup {
         states[key] = (object, ObjectState(of: object, in: context))
     }
 
-    func remap(_ map: [ObjectID: ObjectID]) {
+    func remap(_ map: TemporaryIDMap) {
         for key in states.keys { states[key]!.state.remap(map) }
     }
 }
@@ -121,7 +121,7 @@ struct ObjectState {
         isDiscardedInsert = context.discardedInserts[ObjectIdentifier(object)] != nil
     }
 
-    mutating func remap(_ map: [ObjectID: ObjectID]) {
+    mutating func remap(_ map: TemporaryIDMap) {
         if let new = map[objectID] { objectID = new }
         for slot in toOneValues.indices { if let id = toOneValues[slot], let new = map[id] { toOneValues[slot] = new } }
         for slot in toManyStates.indices { toManyStates[slot].remap(map) }

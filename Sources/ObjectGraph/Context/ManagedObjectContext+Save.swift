@@ -80,9 +80,8 @@ extension ManagedObjectContext {
     /// occur in the context: registry, inserted set, and the relationships of changed objects
     /// (only objects with changes can refer to an unsaved object).
     @discardableResult
-    private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) -> [ObjectID: ObjectID] {
-        var map: [ObjectID: ObjectID] = [:]
-        map.reserveCapacity(objects.count)
+    private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) -> TemporaryIDMap {
+        let map = TemporaryIDMap(objects.map(\.objectID), to: ids)
         // At save, `objects` are all the inserted objects: the inserted set is rebuilt in the
         // same pass instead of being walked again.
         let rekeysAllInserted = objects.count == insertedStorage.count
@@ -90,7 +89,6 @@ extension ManagedObjectContext {
         rekeyed.reserveCapacity(insertedStorage.count)
         for (object, new) in zip(objects, ids) {
             let old = object.objectID
-            map[old] = new
             if retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
             registry.rekey(old, to: new, object: object)

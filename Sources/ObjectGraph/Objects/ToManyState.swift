@@ -57,7 +57,7 @@ struct ToManyState {
     }
 
     /// Replaces an ID everywhere (temporary → permanent at save).
-    mutating func remap(_ map: [ObjectID: ObjectID]) {
+    mutating func remap(_ map: TemporaryIDMap) {
         func swap(_ set: OrderedSet<ObjectID>) -> OrderedSet<ObjectID> {
             OrderedSet(set.map { map[$0] ?? $0 })
         }
