@@ -5,6 +5,7 @@
 #   make bench  release build, then ObjectGraph against raw sqlite3 and raw LMDB
 #               (BENCH_ARGS="--quick", "--store lmdb", or workload names; not part of make
 #               test — see Benchmarks/README.md)
+#   make bench-grdb  the SQLite table next to GRDB doing the same work, and the two compared
 #   make fuzz-binary            the binary store reader's self-contained fuzz loop, release
 #                               build, FUZZ_SECONDS (default 60)
 #   make fuzz-binary-libfuzzer  the same reader under libFuzzer + AddressSanitizer, seeded
@@ -20,7 +21,7 @@ BENCH_ARGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := .build/fuzz-binary
 
-.PHONY: all deps build demo test conformance bench fuzz-binary fuzz-binary-libfuzzer clean
+.PHONY: all deps build demo test conformance bench bench-grdb fuzz-binary fuzz-binary-libfuzzer clean
 
 all: build
 
@@ -54,6 +55,12 @@ conformance: build
 bench: deps
 	$(SWIFT) build -c release --product objectgraph-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/objectgraph-bench" $(BENCH_ARGS)
+
+# The SQLite table, GRDB's against the same raw side, and the two compared. GRDB is resolved
+# only here (OBJECTGRAPH_BENCH_GRDB=1 in Package.swift), built in its own scratch path.
+bench-grdb: deps
+	OBJECTGRAPH_BENCH_GRDB=1 $(SWIFT) build -c release --scratch-path .build/grdb --product objectgraph-bench
+	"$$(OBJECTGRAPH_BENCH_GRDB=1 $(SWIFT) build -c release --scratch-path .build/grdb --show-bin-path)/objectgraph-bench" --store grdb $(BENCH_ARGS)
 
 fuzz-binary:
 	$(SWIFT) build -c release --product objectgraph-fuzz-binary

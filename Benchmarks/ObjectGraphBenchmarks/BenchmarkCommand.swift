@@ -18,11 +18,20 @@ struct BenchmarkCommand: ParsableCommand {
 
     /// Which stores' tables to run.
     enum StoreChoice: String, ExpressibleByArgument, CaseIterable {
-        case sqlite, lmdb, binary, all
+        case sqlite, lmdb, binary, grdb, all
     }
 
-    @Option(help: "Which store's table: sqlite, lmdb, binary or all (default all; the LMDB table has the chat workloads).")
+    @Option(help: "Which store's table: sqlite, lmdb, binary, grdb (the SQLite table, GRDB's against the same raw side, and the two compared; needs `make bench-grdb`) or all (default; includes grdb when built with it).")
     var store: StoreChoice = .all
+
+    /// Whether this binary was built with the GRDB side (`make bench-grdb`).
+    static var hasGRDB: Bool {
+        #if GRDB_COMPARISON
+        true
+        #else
+        false
+        #endif
+    }
 
     @Argument(help: "Workloads to run (default: all). 'memory' is the batched-iteration memory check.")
     var workloads: [String] = []
@@ -70,6 +79,7 @@ struct BenchmarkCommand: ParsableCommand {
             throw ValidationError("unknown workload '\(name)'; known: \(known.sorted().joined(separator: ", "))")
         }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
+        if store == .grdb && !Self.hasGRDB { throw ValidationError("this build has no GRDB side: run `make bench-grdb`") }
     }
 
     func run() throws {
@@ -108,35 +118,61 @@ struct BenchmarkCommand: ParsableCommand {
         let date = ISO8601DateFormatter().string(from: Date())
         print("# objectgraph-bench \(quick ? "--quick " : "")on \(date): \(ProcessInfo.processInfo.activeProcessorCount) cores, sqlite \(String(cString: sqlite3_libversion())), \(String(cString: mdb_version(nil, nil, nil)))")
         print("# \(sizes.chats) chats × \(sizes.messagesPerChat) messages, \(sizes.students) students × \(sizes.subjectsPerStudent) of \(sizes.subjects) subjects; median of \(repetitions) runs per side; ratio = objectgraph / raw")
-        if store == .all || store == .sqlite { try runSQLite(selected, fixtures: fixtures, repetitions: repetitions, log: log) }
+        let sqlite = store == .all || store == .sqlite || store == .grdb
+            ? try runSQLite(selected, fixtures: fixtures, repetitions: repetitions, log: log) : []
+        if store == .grdb || (store == .all && Self.hasGRDB) {
+            try runGRDB(selected, against: sqlite, fixtures: fixtures, repetitions: repetitions, log: log)
+        }
         if store == .all || store == .binary { try runBinary(selected, fixtures: fixtures, repetitions: repetitions, log: log) }
-        if store == .all || store == .lmdb, let worst = try table("lmdb", raw: "LMDB", LMDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log) {
+        if store == .all || store == .lmdb, let worst = try table("lmdb", raw: "LMDB", LMDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log).worst {
             print(worst)
         }
     }
 
-    private func runSQLite(_ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws {
-        let worst = try table("sqlite", raw: "sqlite3", Self.sqliteWorkloads, selected, fixtures: fixtures, repetitions: repetitions, log: log)
-        if selected.contains("memory") {
+    private func runSQLite(_ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws -> [Measurement] {
+        let (measurements, worst) = try table("sqlite", raw: "sqlite3", Self.sqliteWorkloads, selected, fixtures: fixtures, repetitions: repetitions, log: log)
+        if selected.contains("memory") && store != .grdb {
             for line in try MemoryWorkload.run(fixtures, rowCacheCapacity: memoryRowCache, log: log) { print(line) }
         }
         if let worst { print(worst) }
+        return measurements
+    }
+
+    /// GRDB's table against the same raw side, then each workload's ObjectGraph and GRDB
+    /// ratios side by side: both are ratios to raw sqlite3 measured in this run, so their
+    /// quotient compares ObjectGraph with GRDB.
+    private func runGRDB(_ selected: [String], against sqlite: [Measurement], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws {
+        #if GRDB_COMPARISON
+        let (grdb, _) = try table("grdb", raw: "sqlite3", GRDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log, subject: "GRDB")
+        guard !grdb.isEmpty, !sqlite.isEmpty else { return }
+        print("## objectgraph against grdb: each a ratio to raw sqlite3 in this run; below 1 is faster than GRDB")
+        print(Harness.pad("workload", 18) + Harness.lpad("objectgraph/raw", 16) + Harness.lpad("grdb/raw", 10) + Harness.lpad("og/grdb", 9))
+        var slowest: (name: String, ratio: Double)?
+        for g in grdb {
+            guard let o = sqlite.first(where: { $0.name == g.name }) else { continue }
+            let versus = o.ratio / g.ratio
+            print(Harness.pad(g.name, 18) + Harness.lpad(String(format: "%.2f", o.ratio), 16) + Harness.lpad(String(format: "%.2f", g.ratio), 10) + Harness.lpad(String(format: "%.2f", versus), 9))
+            if versus > slowest?.ratio ?? -1 { slowest = (g.name, versus) }
+        }
+        if let slowest { print("objectgraph against grdb, worst: \(String(format: "%.2f", slowest.ratio)) (\(slowest.name))") }
+        #endif
     }
 
     private func runBinary(_ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws {
-        let worst = try table("binary", raw: "flat file", BinaryFileWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log)
+        let worst = try table("binary", raw: "flat file", BinaryFileWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log).worst
         if selected.contains("binary-memory") {
             for line in try BinaryFileMemory.run(fixtures, log: log) { print(line) }
         }
         if let worst { print(worst) }
     }
 
-    /// One store's table: a row per selected workload; returns the store's worst-ratio line.
-    private func table(_ name: String, raw: String, _ workloads: [Workload], _ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws -> String? {
+    /// One store's table: a row per selected workload; returns the measurements and the
+    /// store's worst-ratio line.
+    private func table(_ name: String, raw: String, _ workloads: [Workload], _ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void, subject: String = "ObjectGraph") throws -> (measurements: [Measurement], worst: String?) {
         let chosen = workloads.filter { selected.contains($0.name) }
-        guard !chosen.isEmpty else { return nil }
-        print("## \(name): ObjectGraph on \(name) against raw \(raw)")
-        print(Harness.header())
+        guard !chosen.isEmpty else { return ([], nil) }
+        print(subject == "ObjectGraph" ? "## \(name): ObjectGraph on \(name) against raw \(raw)" : "## \(name): \(subject) on sqlite against raw \(raw)")
+        print(Harness.header(subject: subject.lowercased() + "_s"))
         var measurements: [Measurement] = []
         for workload in chosen {
             log("\(workload.name): \(workload.summary)")
@@ -145,6 +181,6 @@ struct BenchmarkCommand: ParsableCommand {
             print(Harness.row(measurement))
             fflush(nil)
         }
-        return measurements.max(by: { $0.ratio < $1.ratio }).map { "\(name) worst ratio: \(String(format: "%.2f", $0.ratio)) (\($0.name))" }
+        return (measurements, measurements.max(by: { $0.ratio < $1.ratio }).map { "\(name) worst ratio: \(String(format: "%.2f", $0.ratio)) (\($0.name))" })
     }
 }

@@ -38,6 +38,8 @@ struct Sides {
     var objectGraph: () throws -> Run
     var raw: () throws -> Run
     var teardown: () -> Void = {}
+    /// What the measured side is, for messages ("GRDB" when the GRDB table swaps it in).
+    var subject = "ObjectGraph"
 }
 
 /// A named workload.
@@ -85,7 +87,7 @@ enum Harness {
             for isObjectGraph in order {
                 let spent = times[isObjectGraph]!.reduce(0, +)
                 if !times[isObjectGraph]!.isEmpty && spent / Double(times[isObjectGraph]!.count) > budget { continue }
-                let side = isObjectGraph ? "ObjectGraph" : "raw"
+                let side = isObjectGraph ? sides.subject : "raw"
                 let run = try isObjectGraph ? sides.objectGraph() : sides.raw()
                 var tally = Tally()
                 let elapsed: Double
@@ -131,8 +133,8 @@ enum Harness {
             runs: (times[true]!.count, times[false]!.count))
     }
 
-    static func header() -> String {
-        pad("workload", 18) + lpad("objectgraph_s", 14) + lpad("raw_s", 11) + lpad("ratio", 9)
+    static func header(subject: String = "objectgraph_s") -> String {
+        pad("workload", 18) + lpad(subject, 14) + lpad("raw_s", 11) + lpad("ratio", 9)
     }
 
     static func row(_ m: Measurement) -> String {
