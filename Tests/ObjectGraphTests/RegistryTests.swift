@@ -1,6 +1,7 @@
 import Foundation
 @testable import ObjectGraph
 import ObjectGraphInMemory
+import Synchronization
 import Testing
 
 /// An object the app lets go of is gone for its context, as in Core Data (the registry holds
@@ -94,12 +95,12 @@ struct RegistryTests {
     }
 
     /// Objects of a one-entity model, each under a permanent ID, without a context.
-    static func looseObjects(_ count: Int) throws -> [ManagedObject] {
+    static func looseObjects(_ count: Int, firstKey: Int = 1) throws -> [ManagedObject] {
         let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("n", .integer64) } }
         let entity = try model.requireEntity("Note")
         return (0..<count).map { index in
             let object = ManagedObject(entity: entity, insertInto: nil)
-            object.objectID = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: Int64(index + 1))
+            object.objectID = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: Int64(index + firstKey))
             return object
         }
     }
@@ -119,7 +120,11 @@ struct RegistryTests {
         objects = stride(from: 0, to: objects.count, by: 10).map { objects[$0] }
         #expect(released != nil, "the registry still holds it")
         registry.sweep()
-        #expect(released == nil, "swept and deallocated")
+        #expect(released != nil, "swept, but kept until the caller takes the dropped objects")
+        #expect(registry.dropped.count == 900)
+        _ = registry.takeDropped()
+        #expect(released == nil, "deallocated once taken")
+        #expect(registry.dropped.isEmpty)
         #expect(registry.count == 100)
         for (offset, id) in ids.enumerated() {
             let found = registry.live(id)
@@ -130,7 +135,7 @@ struct RegistryTests {
             }
         }
         // New entries reuse the storage and are found too.
-        let more = try Self.looseObjects(1_200).suffix(200)
+        let more = try Self.looseObjects(200, firstKey: 1_001)
         for object in more { registry.insert(object) }
         #expect(registry.count == 300)
         #expect(more.allSatisfy { registry.live($0.objectID) === $0 })
@@ -153,14 +158,51 @@ struct RegistryTests {
         #expect(registry.live(objects[1].objectID) == nil)
         #expect(registry.count == 2)
 
-        var onlyRegistered: [ManagedObject]? = try Self.looseObjects(5)
+        var onlyRegistered: [ManagedObject]? = try Self.looseObjects(5, firstKey: 10)
         weak let dropped = onlyRegistered?[4]
         for object in onlyRegistered ?? [] { registry.insert(object) }
         onlyRegistered = nil
         #expect(dropped != nil)
-        registry.removeAll()
-        #expect(dropped == nil, "emptying the registry deallocates what only it held")
+        var emptied: (objects: [ManagedObject?], dropped: [ManagedObject])? = registry.removeAll()
+        #expect(emptied?.objects.count == 5 + 2, "every slot in registration order: \(emptied?.objects.count ?? -1)")
+        #expect(emptied?.dropped.count == 1, "and the removed object: \(emptied?.dropped.count ?? -1)")
+        #expect(dropped != nil, "held by what removeAll returned")
+        emptied = nil
+        #expect(dropped == nil, "releasing what the registry returned deallocates what only it held")
         #expect(registry.count == 0)
         #expect(objects[2].objectID.primaryKey == 3, "objects the app holds are untouched")
     }
+
+    @Test("an object whose deinit uses its context is released outside every registry change")
+    func deinitMayUseTheContext() throws {
+        let model = try ManagedObjectModel { m in m.entity("Note", as: ContextTouchingNote.self) { e in e.attribute("n", .integer64) } }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        let context = container.newBackgroundContext()
+        let before = ContextTouchingNote.deinits.load(ordering: .relaxed)
+        try context.performAndWait {
+            let ids = try (0..<6_000).map { index -> ObjectID in
+                let note = try context.insertObject(entityName: "Note")
+                try note.setValue(Int64(index), forKey: "n")
+                return note.objectID
+            }
+            try context.save()
+            context.reset()
+            // Faults the app drops at once: dropped on the next registration, by sweeps, and
+            // when looked up again; then the rest at a reset. Each deinit reads the registry.
+            for id in ids { _ = context.object(with: id) }
+            for id in ids.prefix(100) { #expect(context.registeredObject(for: id) == nil) }
+            context.reset()
+        }
+        #expect(ContextTouchingNote.deinits.load(ordering: .relaxed) - before >= 6_000)
+    }
 }
+
+/// Reads its context's registered objects while being deallocated.
+final class ContextTouchingNote: ManagedObject {
+    static let deinits = Atomic<Int>(0)
+    deinit {
+        if let context = managedObjectContext { _ = context.registeredObjects.count }
+        Self.deinits.add(1, ordering: .relaxed)
+    }
+}
+

@@ -92,6 +92,7 @@ extension ManagedObjectContext {
             if retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
             registry.rekey(old, to: new, object: object)
+            releaseDroppedObjects()
             if rekeysAllInserted && object.isInsertedStorage { rekeyed[new] = object }
         }
         if rekeyed.count != insertedStorage.count {
@@ -248,7 +249,8 @@ extension ManagedObjectContext {
             object.contextStorage = nil
             object.isInaccessibleStorage = true
         }
-        registry.removeAll()
+        // Released after the registry is empty again (see ObjectRegistry).
+        let registered = registry.removeAll()
         recentlyReached = []
         recentlyReachedNext = 0
         batchGroups = [:]
@@ -261,5 +263,6 @@ extension ManagedObjectContext {
         pendingDeletes = []
         discardedInserts = [:]
         changeLog = ChangeLog()
+        withExtendedLifetime(registered) {}
     }
 }

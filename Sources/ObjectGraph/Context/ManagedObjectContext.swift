@@ -221,7 +221,19 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The registered object for `id`, unless the app let it go: an object the app released
     /// must never come back with the values it had (merges and refreshes skip it, as they would
     /// skip a deallocated one), so the next lookup makes a new fault that reads the current row.
-    func registeredLive(_ id: ObjectID) -> ManagedObject? { registry.live(id) }
+    func registeredLive(_ id: ObjectID) -> ManagedObject? {
+        let object = registry.live(id)
+        releaseDroppedObjects()
+        return object
+    }
+
+    /// Releases the objects the registry dropped, after the access that dropped them ended:
+    /// a subclass's `deinit` may use the context (see ``ObjectRegistry``).
+    @inline(__always)
+    func releaseDroppedObjects() {
+        guard !registry.dropped.isEmpty else { return }
+        _ = registry.takeDropped()
+    }
 
     /// Every registered object something besides the registry holds, in no particular order.
     func liveRegisteredObjects() -> [ManagedObject] { registry.liveObjects() }
@@ -230,6 +242,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         registry.insert(object)
         if retainsRegisteredObjects { retained[object.objectID] = object }
         if registry.count > sweepThreshold { sweepReleasedObjects() }
+        releaseDroppedObjects()
     }
 
     /// Drops the entries of objects the app released; amortized O(1) per registration, since the
@@ -237,10 +250,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func sweepReleasedObjects() {
         registry.sweep()
         sweepThreshold = max(4096, registry.count * 2)
+        releaseDroppedObjects()
     }
 
     func unregister(_ object: ManagedObject) {
         registry.remove(object.objectID)
+        releaseDroppedObjects()
         retained.removeValue(forKey: object.objectID)
     }
 
