@@ -60,8 +60,10 @@ struct ObjectRegistry {
             objects[position] = object
             return
         }
-        if let last = objects.indices.last, objects[last] != nil, isReleased(at: last) {
-            positions.removeValue(forKey: objects[last].unsafelyUnwrapped.objectID)
+        if let last = objects.indices.last, objects[last] != nil, isReleased(at: last),
+           let index = positions.index(forKey: objects[last].unsafelyUnwrapped.objectID), positions.values[index] == last {
+            // (Found through its own entry: an object re-keyed elsewhere is left to the sweep.)
+            positions.remove(at: index)
             vacate(last)
         }
         let position: Int
