@@ -228,10 +228,9 @@ struct GRDBStudent: Codable, FetchableRecord, TableRecord {
     static let subjects = hasMany(GRDBSubject.self, through: joins, using: GRDBStudentSubject.subject).forKey("subjects")
 }
 
-struct GRDBStudentSubject: Codable, FetchableRecord, TableRecord {
+/// The join table, only ever walked through by the association.
+enum GRDBStudentSubject: TableRecord {
     static let databaseTableName = "j:Student.subjects"
-    var src: Int64
-    var dst: Int64
     static let subject = belongsTo(GRDBSubject.self, using: ForeignKey(["dst"], to: ["pk"]))
 }
 

@@ -92,9 +92,9 @@ extension ManagedObjectContext {
             if retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
             registry.rekey(old, to: new, object: object)
-            releaseDroppedObjects()
             if rekeysAllInserted && object.isInsertedStorage { rekeyed[new] = object }
         }
+        releaseDroppedObjects()
         if rekeyed.count != insertedStorage.count {
             rekeyed.removeAll(keepingCapacity: true)
             for object in insertedStorage.values { rekeyed[object.objectID] = object }

@@ -190,7 +190,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     func registeredOrFault(_ id: ObjectID) -> ManagedObject {
-        if let existing = registeredLive(id) { return existing }
+        registeredLive(id) ?? newFault(id)
+    }
+
+    /// A new fault for `id`, registered; the caller has found none registered.
+    private func newFault(_ id: ObjectID) -> ManagedObject {
         guard let entity = model.entity(for: id) else {
             ManagedObject.trap("object ID \(id) names entity \(id.entityName), which the model does not have")
         }
@@ -203,12 +207,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object for `id` reached through a relationship (or a prefetch). A newly created one
     /// is also kept alive in a small ring of recently reached objects: an object only the
-    /// registry holds counts as released, and without it a traversal that reaches the same 100 subjects from
-    /// 10,000 students would create, fault and free each subject 100 times. The ring is
-    /// bounded (``recentlyReachedCapacity`` objects), so memory stays bounded; `reset()` empties it.
+    /// registry holds counts as released, and without the ring a traversal that reaches the
+    /// same 100 subjects from 10,000 students would create, fault and free each subject 100
+    /// times. The ring is bounded (``recentlyReachedCapacity`` objects), so memory stays
+    /// bounded; `reset()` empties it.
     func reachedObject(_ id: ObjectID) -> ManagedObject {
         if let existing = registeredLive(id) { return existing }
-        let object = registeredOrFault(id)
+        let object = newFault(id)
         if recentlyReached.count < Self.recentlyReachedCapacity {
             recentlyReached.append(object)
         } else {

@@ -37,7 +37,7 @@ struct ObjectRegistry {
     }
 
     /// The object registered for `id`, unless the app released it: then its entry is dropped
-    /// (and the object deallocated) and the answer is `nil`.
+    /// (the object moves to ``dropped``) and the answer is `nil`.
     mutating func live(_ id: ObjectID) -> ManagedObject? {
         guard let index = positions.index(forKey: id) else { return nil }
         let position = positions.values[index]
@@ -147,8 +147,7 @@ struct ObjectRegistry {
     }
 
     private mutating func vacate(_ position: Int) {
-        if let object = objects[position] { dropped.append(object) }
-        objects[position] = nil
+        if let object = objects[position].take() { dropped.append(object) }
         vacant.append(position)
     }
 
