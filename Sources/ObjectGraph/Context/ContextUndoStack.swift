@@ -97,8 +97,8 @@ struct ObjectState {
     var toOneValues: [ObjectID?]
     var toManyStates: [ToManyState]
     var committedSnapshot: RowSnapshot?
-    var changedAttributeSlots: Set<Int>
-    var changedToOneSlots: Set<Int>
+    var changedAttributeSlots: SlotSet
+    var changedToOneSlots: SlotSet
     var isFault: Bool
     var isInserted: Bool
     var isUpdated: Bool

@@ -35,8 +35,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var toManyStates: [ToManyState]
     /// What the store held when the object was last loaded or saved; `nil` for new objects.
     var committedSnapshot: RowSnapshot?
-    var changedAttributeSlots: Set<Int> = []
-    var changedToOneSlots: Set<Int> = []
+    var changedAttributeSlots: SlotSet = []
+    var changedToOneSlots: SlotSet = []
     var isFaultStorage: Bool
     var isInsertedStorage = false
     var isDeletedStorage = false
