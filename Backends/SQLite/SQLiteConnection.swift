@@ -9,6 +9,9 @@ import ObjectGraph
 final class SQLiteConnection: @unchecked Sendable {
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    /// The same statements, for callers that name their SQL by an object kept for the store's
+    /// lifetime (``prepare(_:key:)``): hashing an address instead of the SQL text.
+    private var statementsByKey: [ObjectIdentifier: SQLiteStatement] = [:]
     /// Statements handed out since the last ``resetActive()``: a statement left mid-result
     /// would keep its read transaction (and an old WAL snapshot) open.
     private var active: [SQLiteStatement] = []
@@ -35,6 +38,7 @@ final class SQLiteConnection: @unchecked Sendable {
     func close() {
         for statement in statements.values { statement.finalize() }
         statements = [:]
+        statementsByKey = [:]
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -72,6 +76,19 @@ final class SQLiteConnection: @unchecked Sendable {
         let statement = SQLiteStatement(raw, connection: self, sql: sql)
         statements[sql] = statement
         active.append(statement)
+        return statement
+    }
+
+    /// ``prepare(_:)`` for SQL that `key` stands for: `key` must live as long as the
+    /// connection and always stand for the same SQL (a store's precomputed plans do).
+    func prepare(_ sql: String, key: AnyObject) throws -> SQLiteStatement {
+        if let cached = statementsByKey[ObjectIdentifier(key)] {
+            cached.reset()
+            active.append(cached)
+            return cached
+        }
+        let statement = try prepare(sql)
+        statementsByKey[ObjectIdentifier(key)] = statement
         return statement
     }
 

@@ -101,11 +101,10 @@ extension SQLiteStore {
         try withReader { connection in
             if ids.count == 1, let id = ids.first {
                 // One fault: a prepared point query, the common case.
-                guard let pk = id.primaryKey, let entity = model.entity(for: id), let reader = rowReaders[entity.rootName],
-                      reader.namespaces[entity.name] == id.namespace, let sql = schema.selectByKey[entity.rootName] else { return [] }
-                let statement = try connection.prepare(sql)
+                guard let pk = id.primaryKey, let read = pointReads[id.namespace] else { return [] }
+                let statement = try connection.prepare(read.sql, key: read)
                 try statement.bind(pk, at: 1)
-                guard try statement.step(), let row = reader.snapshot(statement), row.objectID == id else { return [] }
+                guard try statement.step(), let row = read.reader.snapshot(statement), row.objectID == id else { return [] }
                 return [row]
             }
             var byRoot: [String: [(Int64, ObjectID)]] = [:]

@@ -30,23 +30,26 @@ extension SQLiteStore {
         return (layout.entity.rootName, pk, layout)
     }
 
-    /// The values of a snapshot's stored columns, in ``SQLiteSchema/EntityLayout/writtenColumns`` order.
-    private func columnValues(of snapshot: RowSnapshot, _ layout: SQLiteSchema.EntityLayout) -> [AttributeValue] {
-        var values: [AttributeValue] = []
-        values.reserveCapacity(layout.writtenColumns.count)
+    /// Binds a snapshot's stored columns, in ``SQLiteSchema/EntityLayout/writtenColumns``
+    /// order, from parameter `first` on; returns the next parameter index. Straight from the
+    /// snapshot: an array of column values per row was an allocation per saved row.
+    private func bindColumns(of snapshot: RowSnapshot, _ layout: SQLiteSchema.EntityLayout, to statement: SQLiteStatement, from first: Int32) throws -> Int32 {
+        var index = first
         for (slot, column) in layout.attributeColumns.enumerated() where column != nil {
-            values.append(snapshot.attributes[slot])
+            try statement.bind(snapshot.attributes[slot], at: index)
+            index += 1
         }
         for (slot, pair) in layout.toOneColumns.enumerated() where pair != nil {
             if let id = snapshot.toOne[slot], let pk = id.primaryKey {
-                values.append(.integer(pk))
-                values.append(.string(layoutsByNamespace[id.namespace]?.entity.name ?? id.entityName))
+                try statement.bind(pk, at: index)
+                try statement.bind(layoutsByNamespace[id.namespace]?.entity.name ?? id.entityName, at: index + 1)
             } else {
-                values.append(.null)
-                values.append(.null)
+                try statement.bind(.null, at: index)
+                try statement.bind(.null, at: index + 1)
             }
+            index += 2
         }
-        return values
+        return index
     }
 
     private func storedVersion(_ connection: SQLiteConnection, root: String, pk: Int64) throws -> Int64? {
@@ -63,14 +66,15 @@ extension SQLiteStore {
 
     private func apply(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws {
         var conflicts: [StoreError.Conflict] = []
+        // Rows of one entity come together: their statement is looked up once, not per row.
+        var current: (layout: SQLiteSchema.EntityLayout, statement: SQLiteStatement)?
         for update in changes.updated {
             let (root, pk, layout) = try root(of: update.values.objectID)
-            let values = columnValues(of: update.values, layout)
-            let statement = try connection.prepare(layout.updateSQL)
+            let statement = try connection.prepare(layout.updateSQL, reusing: &current, for: layout)
             try statement.bind(update.values.version, at: 1)
-            for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 2)) }
-            try statement.bind(pk, at: Int32(values.count + 2))
-            try statement.bind(update.expectedVersion, at: Int32(values.count + 3))
+            let next = try bindColumns(of: update.values, layout, to: statement, from: 2)
+            try statement.bind(pk, at: next)
+            try statement.bind(update.expectedVersion, at: next + 1)
             try statement.run()
             if connection.changes == 0 {
                 let stored = try storedSnapshot(connection, update.values.objectID, root: root, pk: pk)
@@ -96,23 +100,14 @@ extension SQLiteStore {
         if !conflicts.isEmpty {
             throw StoreError(.conflict, "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read", conflicts: conflicts)
         }
-        // Rows of one entity come together: their statement is looked up once, not per row.
-        var current: (layout: SQLiteSchema.EntityLayout, statement: SQLiteStatement)?
+        current = nil
         for snapshot in changes.inserted {
             let (_, pk, layout) = try root(of: snapshot.objectID)
-            let values = columnValues(of: snapshot, layout)
-            let statement: SQLiteStatement
-            if let current, current.layout === layout {
-                statement = current.statement
-                statement.reset()
-            } else {
-                statement = try connection.prepare(layout.insertSQL)
-                current = (layout, statement)
-            }
+            let statement = try connection.prepare(layout.insertSQL, reusing: &current, for: layout)
             try statement.bind(pk, at: 1)
             try statement.bind(layout.entity.name, at: 2)
             try statement.bind(snapshot.version, at: 3)
-            for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 4)) }
+            _ = try bindColumns(of: snapshot, layout, to: statement, from: 4)
             try statement.run()
         }
         for change in changes.toMany {
@@ -234,5 +229,20 @@ extension SQLiteStore {
             try write.run()
             write.reset()
         }
+    }
+}
+
+extension SQLiteConnection {
+    /// `sql`'s statement, reset: `current`'s when it was prepared for the same `layout` (the
+    /// rows of a save come grouped by entity, so the statement is looked up once per group,
+    /// not per row), else prepared and remembered in `current`.
+    func prepare(_ sql: String, reusing current: inout (layout: SQLiteSchema.EntityLayout, statement: SQLiteStatement)?, for layout: SQLiteSchema.EntityLayout) throws -> SQLiteStatement {
+        if let current, current.layout === layout {
+            current.statement.reset()
+            return current.statement
+        }
+        let statement = try prepare(sql)
+        current = (layout, statement)
+        return statement
     }
 }

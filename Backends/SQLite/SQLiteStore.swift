@@ -26,6 +26,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     let rowReaders: [String: SQLiteRowReader]
     /// Layouts by the namespace of this store's IDs: an ID's entity without its name.
     let layoutsByNamespace: [ObjectID.Namespace: SQLiteSchema.EntityLayout]
+    /// How to read one row by ID, by the namespace of this store's IDs: a fault is then one
+    /// lookup by two integers, where it was four by name and SQL text (see ``PointRead``).
+    let pointReads: [ObjectID.Namespace: PointRead]
     let model: ManagedObjectModel
     private let lock = Guarded<Void>(())
     let connection: SQLiteConnection
@@ -56,6 +59,13 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 layoutsByNamespace[ObjectID.Namespace(entityName: name, storeIdentifier: identifier)] = layout
             }
             self.layoutsByNamespace = layoutsByNamespace
+            var pointReads: [ObjectID.Namespace: PointRead] = [:]
+            for (namespace, layout) in layoutsByNamespace {
+                let root = layout.entity.rootName
+                guard let reader = rowReaders[root], let sql = schema.selectByKey[root] else { continue }
+                pointReads[namespace] = PointRead(reader: reader, sql: sql)
+            }
+            self.pointReads = pointReads
             connection.resetActive()
         } catch {
             connection.close()
@@ -192,5 +202,17 @@ extension StoreDescription {
         StoreDescription(type: "sqlite", url: url, configuration: configuration, options: options) { request in
             try SQLiteStore(request: request)
         }
+    }
+}
+
+/// Reading one row of an entity by primary key: the row's decoder and its prepared query,
+/// whose statement each connection caches under this object's identity.
+final class PointRead {
+    let reader: SQLiteRowReader
+    let sql: String
+
+    init(reader: SQLiteRowReader, sql: String) {
+        self.reader = reader
+        self.sql = sql
     }
 }
