@@ -57,6 +57,15 @@ struct ObjectIDTests {
         }
         #expect(namespace != ObjectID.Namespace(entityName: "Note", storeIdentifier: "OTHER"))
         #expect(namespace != ObjectID.Namespace(entityName: "Tag", storeIdentifier: "NS-STORE"))
+        // Namespaces key stores' per-entity plans: every pair of entity and store its own key.
+        var plans: [ObjectID.Namespace: String] = [:]
+        for entity in ["Note", "Tag", "Chat"] {
+            for store in ["NS-STORE", "OTHER", "THIRD"] { plans[ObjectID.Namespace(entityName: entity, storeIdentifier: store)] = "\(entity)@\(store)" }
+        }
+        #expect(plans.count == 9)
+        #expect(plans[namespace] == "Note@NS-STORE")
+        #expect(plans[ObjectID.Namespace(entityName: "Tag", storeIdentifier: "OTHER")] == "Tag@OTHER")
+        #expect(namespace._rawHashValue(seed: 3) == ObjectID.Namespace(entityName: "Note", storeIdentifier: "NS-STORE")._rawHashValue(seed: 3))
         let tag = ObjectID(entityName: "Tag", storeIdentifier: "NS-STORE", primaryKey: 1)
         #expect(!tag.hasSameEntity(as: namespace.objectID(primaryKey: 1)))
         #expect(tag.hasSameEntity(as: ObjectID(entityName: "Tag", storeIdentifier: "OTHER", primaryKey: 9)))

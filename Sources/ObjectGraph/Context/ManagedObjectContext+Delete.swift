@@ -94,13 +94,19 @@ extension ManagedObjectContext {
     /// (a cascade over 10,000 messages is then a handful of queries).
     private func prepareDeleteRules(_ wave: ArraySlice<ManagedObject>) throws -> [ManagedObject] {
         var faults: [ManagedObject] = []
-        var toMany: [ObjectIdentifier: (RelationshipDescription, [ManagedObject])] = [:]
+        // A wave touches a handful of relationships: a short list searched by identity, not a
+        // dictionary hashed once per deleted object.
+        var toMany: [(relationship: RelationshipDescription, objects: [ManagedObject])] = []
         for object in wave where !object.objectID.isTemporary && !object.isInaccessibleStorage {
             let entity = object.entity
             // Rows are read before their members (see rulesNeedRow).
             if Self.rulesNeedRow(object) { faults.append(object) }
             for relationship in entity.toManyRelationships where Self.ruleReadsDestinations(relationship) && object.toManyStates[relationship.slot].isFault {
-                toMany[ObjectIdentifier(relationship), default: (relationship, [])].1.append(object)
+                if let index = toMany.firstIndex(where: { $0.relationship === relationship }) {
+                    toMany[index].objects.append(object)
+                } else {
+                    toMany.append((relationship, [object]))
+                }
             }
         }
         if !faults.isEmpty { try fulfillFaults(faults) }
@@ -108,7 +114,7 @@ extension ManagedObjectContext {
         // their rows: load those in one go too. A cascade's members are the exception: they
         // are deleted next, and their to-one is cleared without reading the row.
         var destinations: [ManagedObject] = []
-        for (relationship, objects) in toMany.values {
+        for (relationship, objects) in toMany {
             try loadToMany(relationship, for: objects)
             guard relationship.hasInverse && !relationship.inverseIsToMany && relationship.deleteRule != .cascade else { continue }
             for object in objects {

@@ -186,12 +186,14 @@ extension ManagedObjectContext {
             }
         }
         let deletedObjects = Array(deletedStorage.values)
+        saved.deleted.reserveCapacity(deletedObjects.count)
         for object in deletedObjects {
             saved.deleted.insert(object.objectID)
-            unregister(object)
+            unregister(object, releasingDropped: false)
             object.contextStorage = nil
             object.isInaccessibleStorage = true
         }
+        releaseDroppedObjects()
         for object in discardedInserts.values {
             unregister(object)
             object.contextStorage = nil

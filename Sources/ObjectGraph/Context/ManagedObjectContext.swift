@@ -258,10 +258,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         releaseDroppedObjects()
     }
 
-    func unregister(_ object: ManagedObject) {
+    /// `releasingDropped: false` leaves objects the registry dropped for the caller's
+    /// ``releaseDroppedObjects()`` (once after a loop of unregistrations, not once each).
+    func unregister(_ object: ManagedObject, releasingDropped: Bool = true) {
         registry.remove(object.objectID)
-        releaseDroppedObjects()
-        retained.removeValue(forKey: object.objectID)
+        if releasingDropped { releaseDroppedObjects() }
+        if !retained.isEmpty { retained.removeValue(forKey: object.objectID) }
     }
 
     // MARK: Insert
@@ -351,14 +353,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The objects of a change set in a stable order: by primary key, unsaved ones by creation.
     func inSaveOrder(_ objects: [ObjectID: ManagedObject]) -> [ManagedObject] {
-        // Sorting plain integer keys avoids retaining objects and IDs in every comparison.
-        var keyed: [(rank: UInt64, key: Int64, object: ManagedObject)] = []
+        // Sorting plain integers, the objects left in place and picked by position afterwards:
+        // moving object references in the sort retained and released them at every move.
+        var unsorted: [ManagedObject] = []
+        unsorted.reserveCapacity(objects.count)
+        var keyed: [(rank: UInt8, key: Int64, position: Int)] = []
         keyed.reserveCapacity(objects.count)
         for (id, object) in objects {
-            keyed.append((id.isTemporary ? 1 : 0, id.value, object))
+            keyed.append((id.isTemporary ? 1 : 0, id.value, unsorted.count))
+            unsorted.append(object)
         }
-        keyed.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.key < $1.key }
-        return keyed.map(\.object)
+        keyed.sort { $0 < $1 }
+        return keyed.map { unsorted[$0.position] }
     }
 
     func markUpdated(_ object: ManagedObject) {

@@ -140,6 +140,13 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
             self.init(entityToken: entity, storeToken: store)
         }
 
+        /// The hash `Set` and `Dictionary` use: stores look their per-entity plans up by
+        /// namespace once per row, and a SipHash round there was most of grouping a cascade's
+        /// 10,000 deletions by table (measured). Mixed like ``ObjectID``'s key.
+        public func _rawHashValue(seed: Int) -> Int {
+            ObjectID.mix(UInt64(entityToken) << 32 | UInt64(storeToken), seed: seed)
+        }
+
         /// The ID of the record with `primaryKey`.
         @inline(__always)
         public func objectID(primaryKey: Int64) -> ObjectID {
