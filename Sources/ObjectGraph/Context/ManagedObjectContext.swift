@@ -38,28 +38,28 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // State below is confined to the context's queue.
     /// Every registered object (see ``ObjectRegistry`` for how released objects are let go).
-    var registry = ObjectRegistry()
+    @exclusivity(unchecked) var registry = ObjectRegistry()
     /// Strong references for ``retainsRegisteredObjects``.
-    var retained: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var retained: [ObjectID: ManagedObject] = [:]
     // Plain dictionaries: cascades remove objects from these sets one at a time, which must
     // stay O(1). Saves sort them once (``inSaveOrder(_:)``) so change sets are deterministic.
-    var insertedStorage: [ObjectID: ManagedObject] = [:]
-    var updatedStorage: [ObjectID: ManagedObject] = [:]
-    var deletedStorage: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var insertedStorage: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var updatedStorage: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var deletedStorage: [ObjectID: ManagedObject] = [:]
     /// Deleted objects whose delete rules have not been applied yet.
-    var pendingDeletes: [ManagedObject] = []
+    @exclusivity(unchecked) var pendingDeletes: [ManagedObject] = []
     /// Inserted objects deleted before being saved: rules applied, never sent to the store.
-    var discardedInserts: [ObjectIdentifier: ManagedObject] = [:]
-    var changeLog = ChangeLog()
+    @exclusivity(unchecked) var discardedInserts: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var changeLog = ChangeLog()
     /// Members of batched fetches not loaded yet, by ID (see ``FetchRequest/fetchBatchSize``).
-    var batchGroups: [ObjectID: BatchGroup] = [:]
+    @exclusivity(unchecked) var batchGroups: [ObjectID: BatchGroup] = [:]
     /// The registry is swept of objects only it holds when it grows past this.
-    var sweepThreshold = 4096
+    @exclusivity(unchecked) var sweepThreshold = 4096
     /// Objects recently reached through relationships, held strongly (see ``reachedObject(_:)``).
-    var recentlyReached: [ManagedObject] = []
-    var recentlyReachedNext = 0
+    @exclusivity(unchecked) var recentlyReached: [ManagedObject] = []
+    @exclusivity(unchecked) var recentlyReachedNext = 0
     static let recentlyReachedCapacity = 1024
-    var statisticsStorage = ContextStatistics()
+    @exclusivity(unchecked) var statisticsStorage = ContextStatistics()
 
     /// Whether the context keeps strong references to every registered object (by default
     /// only objects with unsaved changes are held strongly; others live while the app holds them).

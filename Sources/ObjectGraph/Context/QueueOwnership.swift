@@ -7,43 +7,63 @@ import Foundation
 /// of context tokens, pushed for the duration of each block, answers "is this thread inside a
 /// block of context X" exactly, and costs one thread-local read.
 enum QueueOwnership {
-    final class Stack {
-        var tokens: [Int] = []
+    /// One thread's tokens, innermost last, in memory of its own: read on every typed property
+    /// access, so neither a reference count nor an exclusivity check is paid to look.
+    struct Stack {
+        var count = 0
+        var capacity = 0
+        var tokens: UnsafeMutablePointer<Int>? = nil
     }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { raw in
-            if let raw { Unmanaged<Stack>.fromOpaque(raw).release() }
+            guard let raw else { return }
+            let stack = raw.assumingMemoryBound(to: Stack.self)
+            stack.pointee.tokens?.deallocate()
+            stack.deinitialize(count: 1)
+            stack.deallocate()
         }
         precondition(status == 0, "pthread_key_create failed: \(status)")
         return key
     }()
 
-    private static var stack: Stack {
-        if let raw = pthread_getspecific(key) {
-            return Unmanaged<Stack>.fromOpaque(raw).takeUnretainedValue()
-        }
-        let stack = Stack()
-        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())
+    /// This thread's stack, created on first use.
+    private static var stack: UnsafeMutablePointer<Stack> {
+        if let raw = pthread_getspecific(key) { return raw.assumingMemoryBound(to: Stack.self) }
+        let stack = UnsafeMutablePointer<Stack>.allocate(capacity: 1)
+        stack.initialize(to: Stack())
+        pthread_setspecific(key, stack)
         return stack
     }
 
     /// Whether the current thread is inside a block of the context with `token`.
     static func holds(_ token: Int) -> Bool {
         guard let raw = pthread_getspecific(key) else { return false }
-        // Called on every typed read: no retain of the stack, and the innermost block (the
-        // usual answer) is looked at first.
-        return Unmanaged<Stack>.fromOpaque(raw)._withUnsafeGuaranteedRef { stack in
-            stack.tokens.last == token || stack.tokens.contains(token)
-        }
+        let stack = raw.assumingMemoryBound(to: Stack.self).pointee
+        guard let tokens = stack.tokens, stack.count > 0 else { return false }
+        // The innermost block (the usual answer) is looked at first.
+        if tokens[stack.count - 1] == token { return true }
+        for index in 0..<stack.count where tokens[index] == token { return true }
+        return false
     }
 
     /// Runs `body` with `token` marked as held by this thread.
     static func with<T>(_ token: Int, _ body: () throws -> T) rethrows -> T {
         let stack = self.stack
-        stack.tokens.append(token)
-        defer { stack.tokens.removeLast() }
+        if stack.pointee.count == stack.pointee.capacity {
+            let capacity = max(8, stack.pointee.capacity * 2)
+            let grown = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
+            if let old = stack.pointee.tokens {
+                grown.moveInitialize(from: old, count: stack.pointee.count)
+                old.deallocate()
+            }
+            stack.pointee.tokens = grown
+            stack.pointee.capacity = capacity
+        }
+        stack.pointee.tokens.unsafelyUnwrapped[stack.pointee.count] = token
+        stack.pointee.count += 1
+        defer { stack.pointee.count -= 1 }
         return try body()
     }
 

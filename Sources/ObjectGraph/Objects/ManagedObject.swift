@@ -16,7 +16,7 @@ import OrderedCollections
 /// guarantees one object per record per context.
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The record's ID: temporary until the first save, then permanent.
-    public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The object's entity.
     public let entity: EntityDescription
     weak var contextStorage: ManagedObjectContext? {
@@ -27,22 +27,22 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// value checks the queue without loading the weak reference (two atomic updates of the
     /// context's reference count per read). A context's token is never reused, so the token of
     /// a context that is gone is held by no thread.
-    private(set) var contextToken = 0
+    @exclusivity(unchecked) private(set) var contextToken = 0
 
     // Values, indexed by slot; empty while the object is a fault.
-    var attributeValues: [AttributeValue] = []
-    var toOneValues: [ObjectID?] = []
-    var toManyStates: [ToManyState]
+    @exclusivity(unchecked) var attributeValues: [AttributeValue] = []
+    @exclusivity(unchecked) var toOneValues: [ObjectID?] = []
+    @exclusivity(unchecked) var toManyStates: [ToManyState]
     /// What the store held when the object was last loaded or saved; `nil` for new objects.
-    var committedSnapshot: RowSnapshot?
-    var changedAttributeSlots: SlotSet = []
-    var changedToOneSlots: SlotSet = []
-    var isFaultStorage: Bool
-    var isInsertedStorage = false
-    var isDeletedStorage = false
-    var isUpdatedStorage = false
+    @exclusivity(unchecked) var committedSnapshot: RowSnapshot?
+    @exclusivity(unchecked) var changedAttributeSlots: SlotSet = []
+    @exclusivity(unchecked) var changedToOneSlots: SlotSet = []
+    @exclusivity(unchecked) var isFaultStorage: Bool
+    @exclusivity(unchecked) var isInsertedStorage = false
+    @exclusivity(unchecked) var isDeletedStorage = false
+    @exclusivity(unchecked) var isUpdatedStorage = false
     /// Set when the record turned out not to exist (deleted elsewhere).
-    var isInaccessibleStorage = false
+    @exclusivity(unchecked) var isInaccessibleStorage = false
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
