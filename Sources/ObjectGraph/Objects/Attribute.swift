@@ -39,9 +39,9 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
         get {
-            let read = object.readWrappedAttribute(storageKeyPath) { resolve(object, storageKeyPath) }
-            if let value = Value.fromAttributeValue(read.value) { return value }
-            return unrepresentable(read.value, of: read.attribute, in: object)
+            let value = object.readWrappedAttributeValue(storageKeyPath) { resolve(object, storageKeyPath) }
+            if let converted = Value.fromAttributeValue(value) { return converted }
+            return unrepresentable(value, of: object.wrappedAttribute(storageKeyPath) { resolve(object, storageKeyPath) }, in: object)
         }
         set {
             object.writeWrappedAttribute(storageKeyPath, newValue.attributeValue) { resolve(object, storageKeyPath) }
@@ -70,12 +70,22 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
 }
 
 extension ManagedObject {
-    /// The attribute behind a wrapper's storage key path and its value, for ``Attribute``'s
-    /// inlined accessor; `resolve` runs only when the entity has not resolved `storage` yet.
+    /// The attribute behind a wrapper's storage key path (for messages about its value);
+    /// `resolve` runs only when the entity has not resolved `storage` yet.
     @usableFromInline
-    final func readWrappedAttribute(_ storage: AnyKeyPath, resolve: () -> AttributeDescription) -> (attribute: AttributeDescription, value: AttributeValue) {
-        let attribute = entity.attributeWrappers.property(for: storage, resolve: resolve)
-        return (attribute, readAttribute(attribute))
+    final func wrappedAttribute(_ storage: AnyKeyPath, resolve: () -> AttributeDescription) -> AttributeDescription {
+        entity.attributeWrappers.property(for: storage, resolve: resolve)
+    }
+
+    /// The value behind a wrapper's storage key path, for ``Attribute``'s inlined getter: a
+    /// loaded object read inside its context's block (the common case) is answered by slot,
+    /// without taking a reference to the attribute; anything else takes ``readAttribute(_:)``.
+    @usableFromInline
+    final func readWrappedAttributeValue(_ storage: AnyKeyPath, resolve: () -> AttributeDescription) -> AttributeValue {
+        if !isFaultStorage && QueueOwnership.holds(contextToken) {
+            return entity.attributeWrappers.withProperty(for: storage, resolve: resolve) { attributeValues[$0.slot] }
+        }
+        return readAttribute(entity.attributeWrappers.property(for: storage, resolve: resolve))
     }
 
     /// Writes the attribute behind a wrapper's storage key path, for ``Attribute``'s inlined accessor.

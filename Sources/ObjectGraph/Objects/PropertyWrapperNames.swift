@@ -77,15 +77,31 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
 
     /// The cached property for `path`, or `resolve()`'s answer, cached.
     func property(for path: AnyKeyPath, resolve: () -> Property) -> Property {
+        if let found = cached(path, { $0 }) { return found }
+        return add(path, resolve())
+    }
+
+    /// `answer` applied to the cached property for `path` (to `resolve()`'s answer, cached, on
+    /// a miss). The property is only borrowed: a typed read that needs just its slot takes no
+    /// reference to it.
+    @inline(__always)
+    func withProperty<Answer>(for path: AnyKeyPath, resolve: () -> Property, _ answer: (Property) -> Answer) -> Answer {
+        if let found = cached(path, answer) { return found }
+        return answer(add(path, resolve()))
+    }
+
+    @inline(__always)
+    private func cached<Answer>(_ path: AnyKeyPath, _ answer: (Property) -> Answer) -> Answer? {
         let key = ObjectIdentifier(path)
-        if let raw = UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring)) {
-            let found = Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table -> Property? in
-                for index in table.keys.indices where table.keys[index] == key { return table.properties[index] }
-                return nil
-            }
-            if let found { return found }
+        guard let raw = UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring)) else { return nil }
+        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table -> Answer? in
+            for index in table.keys.indices where table.keys[index] == key { return answer(table.properties[index]) }
+            return nil
         }
-        let property = resolve()
+    }
+
+    private func add(_ path: AnyKeyPath, _ property: Property) -> Property {
+        let key = ObjectIdentifier(path)
         published.withLock { tables in
             let last = tables.last
             if let last, last.keys.contains(key) { return }
