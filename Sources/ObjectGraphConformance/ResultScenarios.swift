@@ -127,6 +127,37 @@ enum ResultScenarios {
                 try check(fresh.statistics.storeRoundTrips <= 1 + 9, "one round trip for IDs and one per batch of 300 (saw \(fresh.statistics.storeRoundTrips))")
             }
         },
+        ConformanceScenario("results.dictionaries.groupsInOrderOfTheirFirstMatchingMember") { env in
+            // Chats saved a, b, c; their messages saved so that the order of each group's first
+            // member is neither the chats' order nor the same with and without the predicate,
+            // with a message in no chat (a nil key) among them.
+            let writer = env.newContext()
+            try writer.performAndWait {
+                let chats = ["a", "b", "c"].map { title -> Chat in
+                    let chat = Chat(context: writer); chat.title = title
+                    return chat
+                }
+                for (text, chat) in [("skip", 2), ("x", 0), ("x", nil), ("x", 2), ("x", 1), ("x", 0)] as [(String, Int?)] {
+                    let message = Message(context: writer); message.text = text
+                    message.chat = chat.map { chats[$0] }
+                }
+                try writer.save()
+            }
+            try env.reopen()
+            let context = env.newContext()
+            try context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "Message")
+                request.propertiesToFetch = [.key("chat.title", as: "chat"), .count(as: "n")]
+                request.propertiesToGroupBy = ["chat.title"]
+                let all = try context.fetchDictionaries(request)
+                try checkEqual(all.map { $0["chat"] }, [.string("c"), .string("a"), .null, .string("b")], "groups in order of their first member")
+                try checkEqual(all.map { $0["n"] }, [.integer(2), .integer(2), .integer(1), .integer(1)], "counts")
+                request.predicate = try FetchPredicate(format: "text != 'skip'")
+                let matching = try context.fetchDictionaries(request)
+                try checkEqual(matching.map { $0["chat"] }, [.string("a"), .null, .string("c"), .string("b")], "groups in order of their first matching member")
+                try checkEqual(matching.map { $0["n"] }, [.integer(2), .integer(1), .integer(1), .integer(1)], "counts of matching members")
+            }
+        },
         ConformanceScenario("results.countsAndIDsAgreeWithObjects") { env in
             try seedChats(env, chats: [("x", [1, 2, 3, 4]), ("y", [5, 6])])
             let context = env.newContext()
