@@ -195,6 +195,51 @@ struct RegistryTests {
         }
         #expect(ContextTouchingNote.deinits.load(ordering: .relaxed) - before >= 6_000)
     }
+
+    @Test("a save re-keys its inserted objects in the registry, one by one or rebuilding the map, with the same answers")
+    func savesRekeyBothWays() throws {
+        let (container, ids) = try Self.notes(300)
+        for (held, inserted) in [(300, 10), (0, 200)] {
+            // 300 loaded objects and 10 inserts take the one-by-one path; 200 inserts alone
+            // rebuild the map.
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                let loaded = try ids.prefix(held).map { try context.existingObject(with: $0) }
+                let notes = try (0..<inserted).map { index -> ManagedObject in
+                    let note = try context.insertObject(entityName: "Note")
+                    try note.setValue(Int64(1_000 + index), forKey: "n")
+                    return note
+                }
+                let temporary = notes.map(\.objectID)
+                try context.save()
+                for (note, old) in zip(notes, temporary) {
+                    #expect(!note.objectID.isTemporary)
+                    #expect(context.registeredObject(for: note.objectID) === note, "registered under its permanent ID")
+                    #expect(context.registeredObject(for: old) == nil, "no longer under its temporary ID")
+                    #expect(try context.existingObject(with: note.objectID) === note)
+                }
+                for object in loaded { #expect(context.registeredObject(for: object.objectID) === object, "objects not saved keep their entries") }
+                #expect(context.registry.count == held + inserted)
+            }
+        }
+        // The map rebuilt with a permanent ID already registered: the re-keyed object wins and
+        // the other entry's object is dropped, as in the one-by-one path.
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let note = try context.insertObject(entityName: "Note")
+            let old = note.objectID
+            let permanent = ids[0]
+            let stale = try context.existingObject(with: permanent)
+            note.objectID = permanent
+            context.registry.rekey([note], oldIDs: [old], map: TemporaryIDMap([old], to: [permanent]))
+            #expect(context.registry.dropped.contains { $0 === stale }, "the entry it replaced is dropped")
+            #expect(context.registry.count == 1)
+            #expect(context.registeredObject(for: permanent) === note)
+            note.objectID = old
+            context.registry.remove(permanent)
+            context.releaseDroppedObjects()
+        }
+    }
 }
 
 /// Reads its context's registered objects while being deallocated.

@@ -11,7 +11,7 @@ extension ManagedObjectContext {
     /// a ``DeleteRule/deny`` relationship that still has a destination fails the save (code 1600).
     public func delete(_ object: ManagedObject) {
         requireQueue("delete(\(object.objectID))")
-        guard object.contextStorage === self else {
+        guard object.belongs(to: self) else {
             ManagedObject.trap("delete(\(object.objectID)): the object belongs to another context (or none)")
         }
         markDeleted(object)

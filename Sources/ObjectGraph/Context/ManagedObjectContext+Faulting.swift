@@ -91,7 +91,7 @@ extension ManagedObjectContext {
     /// while keeping the object's own unsaved changes on top.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         requireQueue("refresh(\(object.objectID))")
-        guard object.contextStorage === self, !object.isInsertedStorage else { return }
+        guard object.belongs(to: self), !object.isInsertedStorage else { return }
         if mergeChanges && object.hasChanges && !object.isFaultStorage {
             coordinator.rowCache.remove(object.objectID)
             guard let fresh = try? coordinator.snapshots(for: [object.objectID]).first else { return }

@@ -48,7 +48,7 @@ extension ManagedObjectContext {
         defer { postMerged(refreshed: refreshed, invalidated: invalidated) }
         var stale: [ManagedObject] = []
         for id in changes.updated {
-            guard let object = registeredLive(id), object.contextStorage === self, !object.isDeletedStorage else { continue }
+            guard let object = registeredLive(id), object.belongs(to: self), !object.isDeletedStorage else { continue }
             if object.isFaultStorage {
                 for slot in object.toManyStates.indices { object.toManyStates[slot].members = nil }
             } else {

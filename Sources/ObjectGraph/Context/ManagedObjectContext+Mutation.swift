@@ -5,7 +5,7 @@ import OrderedCollections
 extension ManagedObjectContext {
     func prepareForMutation(_ object: ManagedObject, _ key: String) throws {
         try checkQueue("\(object.objectID).\(key)")
-        guard object.contextStorage === self else {
+        guard object.belongs(to: self) else {
             throw ObjectGraphError(.objectInaccessible, objectID: object.objectID, key: key, "\(object.objectID) is not in this context (deleted and saved, reset, or never inserted)")
         }
     }
@@ -30,7 +30,7 @@ extension ManagedObjectContext {
     }
 
     func checkDestination(_ destination: ManagedObject, for relationship: RelationshipDescription, of source: ManagedObject) throws {
-        guard destination.contextStorage === self else {
+        guard destination.belongs(to: self) else {
             throw ObjectGraphError(
                 .wrongContext, objectID: destination.objectID, key: relationship.name,
                 "cannot relate \(source.objectID).\(relationship.name) to \(destination.objectID): it is not in the same context")

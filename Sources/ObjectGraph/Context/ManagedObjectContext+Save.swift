@@ -68,7 +68,7 @@ extension ManagedObjectContext {
     /// per entity hierarchy.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         try checkQueue("obtainPermanentIDs(for:)")
-        let temporary = objects.filter { $0.objectID.isTemporary && $0.contextStorage === self }
+        let temporary = objects.filter { $0.objectID.isTemporary && $0.belongs(to: self) }
         guard !temporary.isEmpty else { return }
         statisticsStorage.storeRoundTrips += 1
         let assigned = try coordinator.permanentIDs(for: temporary.map(\.objectID))
@@ -87,13 +87,14 @@ extension ManagedObjectContext {
         let rekeysAllInserted = objects.count == insertedStorage.count
         var rekeyed: [ObjectID: ManagedObject] = [:]
         rekeyed.reserveCapacity(insertedStorage.count)
+        let oldIDs = objects.map(\.objectID)
         for (object, new) in zip(objects, ids) {
             let old = object.objectID
-            if retained.removeValue(forKey: old) != nil { retained[new] = object }
+            if !retained.isEmpty, retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
-            registry.rekey(old, to: new, object: object)
             if rekeysAllInserted && object.isInsertedStorage { rekeyed[new] = object }
         }
+        registry.rekey(objects, oldIDs: oldIDs, map: map)
         releaseDroppedObjects()
         if rekeyed.count != insertedStorage.count {
             rekeyed.removeAll(keepingCapacity: true)

@@ -87,6 +87,34 @@ struct ObjectRegistry {
         if let previous = positions.updateValue(position, forKey: new) { vacate(previous) }
     }
 
+    /// Moves the entries of `objects` from their temporary IDs to the permanent ones `map`
+    /// gives (a save; each object already carries its new ID), as ``rekey(_:to:object:)``
+    /// does one by one. When they are most of the registry (a bulk insert), the ID map is
+    /// rebuilt in one pass instead: removing 100,000 entries from a hash table and inserting
+    /// them again under new keys cost twice the probes and moved entries at every removal.
+    mutating func rekey(_ objects: [ManagedObject], oldIDs: [ObjectID], map: TemporaryIDMap) {
+        guard objects.count * 2 >= positions.count else {
+            for (object, old) in zip(objects, oldIDs) { rekey(old, to: object.objectID, object: object) }
+            return
+        }
+        var rebuilt: [ObjectID: Int] = [:]
+        rebuilt.reserveCapacity(positions.count)
+        var moved: [(id: ObjectID, position: Int)] = []
+        moved.reserveCapacity(objects.count)
+        for (id, position) in positions {
+            if let new = map[id] { moved.append((new, position)) } else { rebuilt[id] = position }
+        }
+        // A moved entry wins over one already under its new ID, as in rekey(_:to:object:).
+        for (id, position) in moved {
+            if let previous = rebuilt.updateValue(position, forKey: id) { vacate(previous) }
+        }
+        positions = rebuilt
+        // Objects whose temporary ID had no entry are registered under their new one.
+        if moved.count != objects.count {
+            for object in objects where positions[object.objectID] == nil { insert(object) }
+        }
+    }
+
     /// Forgets `id`'s entry.
     mutating func remove(_ id: ObjectID) {
         guard let position = positions.removeValue(forKey: id) else { return }

@@ -76,6 +76,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The context the object belongs to; `nil` once it is deleted and saved, or its context is gone.
     public var managedObjectContext: ManagedObjectContext? { contextStorage }
 
+    /// Whether the object belongs to `context`: its token compared, where `contextStorage ===
+    /// context` loads the weak reference (two atomic updates) on every mutation and save.
+    /// Tokens are never reused, and `context` is alive while it asks, so the two agree.
+    @inline(__always)
+    final func belongs(to context: ManagedObjectContext) -> Bool { contextToken == context.token }
+
     /// Whether the object's values have not been loaded yet.
     public var isFault: Bool { isFaultStorage }
     /// Whether the object was inserted and not yet saved.
