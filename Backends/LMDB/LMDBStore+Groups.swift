@@ -27,7 +27,11 @@ extension LMDBStore {
 
         var groups: [(key: AttributeValue, count: Int, first: Int64)] = []
         var positions: [AttributeValue: Int] = [:]
+        // At most one group per owner: sized once instead of rehashed at each doubling.
+        positions.reserveCapacity(try txn.entries(ownersDBI))
         var members = 0
+        // The key's slot per owner entity, found by name once per entity, not once per owner.
+        var slots: [ObjectID.Namespace: Int] = [:]
         let complete: Bool = try txn.withCursor(index.members) { cursor in
             var entry = try cursor.move(MDB_FIRST)
             while let current = entry {
@@ -38,7 +42,14 @@ extension LMDBStore {
                 members += count
                 guard let bytes = try txn.get(ownersDBI, PrimaryKeyBytes.encode(ownerKey)) else { return false }
                 let owner = try decode(bytes, pk: ownerKey)
-                guard let ownerEntity = model.entity(for: owner.objectID), let slot = ownerEntity.attribute(named: keyAttribute.name)?.slot else { return false }
+                let slot: Int
+                if let known = slots[owner.objectID.namespace] {
+                    slot = known
+                } else {
+                    guard let ownerEntity = model.entity(for: owner.objectID), let found = ownerEntity.attribute(named: keyAttribute.name)?.slot else { return false }
+                    slots[owner.objectID.namespace] = found
+                    slot = found
+                }
                 let key = owner.attributes[slot]
                 if let position = positions[key] {
                     groups[position].count += count
