@@ -75,7 +75,11 @@ enum StressScenarios {
             var random = SeededRandom(seed: UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15)
             // Objects kept from earlier steps: edited later, after other threads changed them.
             var held: [ManagedObject] = []
-            for step in 0..<iterations where Date() < deadline {
+            // The deadline bounds the run, but never before a writer saved ten times: how far
+            // a loaded machine gets in two seconds must not decide the outcome (only the
+            // iteration bound stops a writer that cannot save).
+            var saved = 0
+            for step in 0..<iterations where Date() < deadline || (index < writers && saved < 10) {
                 context.performAndWait {
                     do {
                         if index < writers {
@@ -83,6 +87,7 @@ enum StressScenarios {
                             try context.save()
                             if let parent, step % 10 == index { try parent.performAndWait { try parent.save() } }
                             completed.update { $0 += 1 }
+                            saved += 1
                         } else {
                             try read(context, random: &random)
                         }
