@@ -66,6 +66,41 @@ enum NestedContextScenarios {
                 try checkEqual(ada.locker?.number, 7, "and the to-one")
             }
         },
+        ConformanceScenario("nested.staleChildStoresBothEndsOfAMembership") { env in
+            // Children save into their parent without version checks, so a child working from
+            // a view another child's save made stale must still send both ends of each
+            // membership it changes: here its loaded end already lists the subject (removed
+            // meanwhile by the sibling), and recording nothing there stored half of the pair.
+            let (studentID, mathID) = try RelationshipScenarios.seedStudent(env, takingMath: true)
+            let parent = env.newContext("parent")
+            let stale = parent.newChildContext(name: "stale")
+            let sibling = parent.newChildContext(name: "sibling")
+            // Held across the blocks: an object the app lets go of is dropped, and a new one
+            // would load the current members.
+            let staleStudent = try stale.performAndWait {
+                let student = try stale.existingObject(with: studentID) as! Student
+                try checkEqual(Set(student.subjects.map(\.name)), ["Art", "Math"], "the stale child's loaded end")
+                return student
+            }
+            try sibling.performAndWait {
+                let math = try sibling.existingObject(with: mathID) as! Subject
+                math.$students.remove(try sibling.existingObject(with: studentID) as! Student)
+                try sibling.save()
+            }
+            try stale.performAndWait {
+                let math = try stale.existingObject(with: mathID) as! Subject
+                math.$students.add(staleStudent)  // its end unloaded; the student's end lists Math already
+                try stale.save()
+            }
+            try parent.performAndWait { try parent.save() }
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let student = try fresh.existingObject(with: studentID) as! Student
+                let math = try fresh.existingObject(with: mathID) as! Subject
+                try checkEqual(math.students.map(\.name), ["s"], "math.students: the last change was the addition")
+                try checkEqual(Set(student.subjects.map(\.name)), ["Art", "Math"], "student.subjects mirrors it")
+            }
+        },
         ConformanceScenario("nested.discardedChildLeavesParentUntouched") { env in
             let id = try ConflictScenarios.seedStudent(env)
             let parent = env.newContext("parent")

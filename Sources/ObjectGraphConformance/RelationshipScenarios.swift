@@ -98,6 +98,31 @@ enum RelationshipScenarios {
                 try checkEqual(Set(math.students.map(\.name)), ["s1", "s2"], "math.students after reopen")
             }
         },
+        ConformanceScenario("relationships.manyToMany.addAfterRemovingANonMemberIsKept") { env in
+            // Removing an object that is not a member is a no-op; adding it afterwards must
+            // store the membership on both ends. With both ends unloaded the removal is only
+            // recorded, and an addition that cancelled against it was lost on save, on one end
+            // or both (child contexts saving into one parent then stored half of the pair).
+            let ids = try seedStudent(env, takingMath: false)
+            let context = env.newContext()
+            try context.performAndWait {
+                let student = try context.existingObject(with: ids.0) as! Student
+                let math = try context.existingObject(with: ids.1) as! Subject
+                math.$students.remove(student)  // not a member: nothing to remove
+                _ = math.students  // this end loads; the student's end stays unloaded
+                math.$students.add(student)
+                try checkEqual(math.students.map(\.name), ["s"], "the student is a member")
+                try context.save()
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let student = try fresh.existingObject(with: ids.0) as! Student
+                let math = try fresh.existingObject(with: ids.1) as! Subject
+                try checkEqual(Set(student.subjects.map(\.name)), ["Art", "Math"], "student.subjects after reopen")
+                try checkEqual(math.students.map(\.name), ["s"], "math.students after reopen")
+            }
+        },
         ConformanceScenario("relationships.manyToNil.keepsSharedDestinations") { env in
             // Core Data stores many-to-nil as a foreign key on the destination, so the second
             // owner silently steals the tag. ObjectGraph stores a join: both keep it.
@@ -230,4 +255,20 @@ enum RelationshipScenarios {
             }
         },
     ]
+
+    /// A student "s" taking "Art", and "Math" too when `takingMath`; saved, the store
+    /// reopened. Returns the student's and Math's IDs.
+    static func seedStudent(_ env: ScenarioEnvironment, takingMath: Bool) throws -> (ObjectID, ObjectID) {
+        let writer = env.newContext()
+        let ids = try writer.performAndWait {
+            let student = Student(context: writer); student.name = "s"
+            let math = Subject(context: writer); math.name = "Math"
+            let art = Subject(context: writer); art.name = "Art"
+            student.subjects = takingMath ? [art, math] : [art]
+            try writer.save()
+            return (student.objectID, math.objectID)
+        }
+        try env.reopen()
+        return ids
+    }
 }

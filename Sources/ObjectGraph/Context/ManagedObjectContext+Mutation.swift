@@ -58,7 +58,7 @@ extension ManagedObjectContext {
         guard let destination else { return }
         if relationship.inverseIsToMany {
             noteUndoableChange(destination)
-            if destination.toManyStates[inverseSlot].add(object.objectID) { markUpdated(destination) }
+            if destination.toManyStates[inverseSlot].addMirroring(object.objectID) { markUpdated(destination) }
         } else {
             try fulfillFaultIfNeeded(destination)
             let inverse = model.inverse(of: relationship)!
@@ -92,7 +92,7 @@ extension ManagedObjectContext {
         guard let inverseSlot = relationship.inverseSlot else { return }
         if relationship.inverseIsToMany {
             noteUndoableChange(destination)
-            if destination.toManyStates[inverseSlot].remove(source.objectID) { markUpdated(destination) }
+            if destination.toManyStates[inverseSlot].removeMirroring(source.objectID) { markUpdated(destination) }
         } else if deletingDestination && destination.isFaultStorage && !destination.isInaccessibleStorage && !destination.objectID.isTemporary {
             noteUndoableChange(destination)
             if destination.toOneValues.isEmpty {
@@ -125,13 +125,13 @@ extension ManagedObjectContext {
         guard let inverseSlot = relationship.inverseSlot else { return }
         if relationship.inverseIsToMany {
             noteUndoableChange(destination)
-            if destination.toManyStates[inverseSlot].add(object.objectID) { markUpdated(destination) }
+            if destination.toManyStates[inverseSlot].addMirroring(object.objectID) { markUpdated(destination) }
         } else {
             try fulfillFaultIfNeeded(destination)
             if let previous = destination.toOneValues[inverseSlot], previous != object.objectID {
                 let previousOwner = registeredOrFault(previous)
                 noteUndoableChange(previousOwner)
-                if previousOwner.toManyStates[relationship.slot].remove(destination.objectID) { markUpdated(previousOwner) }
+                if previousOwner.toManyStates[relationship.slot].removeMirroring(destination.objectID) { markUpdated(previousOwner) }
             }
             assignToOne(destination, model.inverse(of: relationship)!, object.objectID)
         }

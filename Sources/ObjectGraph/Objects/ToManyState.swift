@@ -42,7 +42,13 @@ struct ToManyState {
         } else if added.contains(id) {
             return false
         }
-        if removed.remove(id) != nil { orderChanged = true } else { added.append(id) }
+        // Recorded as "make it a member" whatever was recorded before. A recorded removal is
+        // not known to be of a stored member (one recorded on a fault, or the mirror of a
+        // stale view, may not be), so cancelling against it could drop this addition on one
+        // end of a pair while the other end keeps it: the pair half-stored. A store adding a
+        // present member does nothing.
+        if removed.remove(id) != nil { orderChanged = true }
+        added.append(id)
         return true
     }
 
@@ -52,7 +58,36 @@ struct ToManyState {
         if members != nil {
             guard members!.remove(id) != nil else { return false }
         }
-        if added.remove(id) == nil { removed.insert(id) }
+        // Recorded as "make it absent", for the reason given in add(_:at:): a recorded addition
+        // may have been of a member the store holds already. Removing an absent member does
+        // nothing.
+        added.remove(id)
+        // An object never saved is a member of nothing in any store: nothing to remove there.
+        if !id.isTemporary { removed.insert(id) }
+        return true
+    }
+
+    /// Adds `id` as the inverse end of a membership the other side has just recorded: like
+    /// ``add(_:at:)``, but recorded even when the loaded members already hold `id`. They may be
+    /// stale — a sibling context's save into the parent can have removed it since they were
+    /// read — and an inverse end that records nothing leaves the parent (and then the store)
+    /// with one side of the pair. Adding a present member is a no-op for stores and parents.
+    @discardableResult
+    mutating func addMirroring(_ id: ObjectID) -> Bool {
+        if add(id) { return true }
+        guard members != nil, !added.contains(id) else { return false }
+        added.append(id)
+        return true
+    }
+
+    /// Removes `id` as the inverse end of a removal the other side has just recorded: like
+    /// ``remove(_:)``, but recorded even when the loaded members (maybe stale, see
+    /// ``addMirroring(_:)``) do not hold `id`. Removing an absent member is a no-op.
+    @discardableResult
+    mutating func removeMirroring(_ id: ObjectID) -> Bool {
+        if remove(id) { return true }
+        guard !id.isTemporary, !removed.contains(id) else { return false }
+        removed.insert(id)
         return true
     }
 
