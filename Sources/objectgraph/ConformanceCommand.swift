@@ -15,14 +15,30 @@ struct ConformanceCommand: ParsableCommand {
     @Flag(help: "Print only failures and the summary lines.")
     var quiet = false
 
+    @Option(help: "Run only the scenarios whose name contains this text (default: all).")
+    var scenario: String?
+
+    @Option(name: .customLong("repeat"), help: "Run the selection this many times, stopping at the first failure.")
+    var rounds: Int = 1
+
     func run() throws {
         let stores = store.map { [$0] } ?? BuiltInStore.allCases
         let backends = stores.map(\.conformanceBackend)
-        let scenarios = ConformanceKit.scenarios
-        var outcomes: [[ScenarioOutcome]] = Array(repeating: [], count: scenarios.count)
-        for backend in backends {
-            for (index, scenario) in scenarios.enumerated() {
-                outcomes[index].append(ConformanceKit.run(scenario, on: backend))
+        let scenarios = ConformanceKit.scenarios.filter { scenario.map($0.name.contains) ?? true }
+        guard !scenarios.isEmpty else { throw ValidationError("no scenario's name contains '\(scenario ?? "")'") }
+        guard rounds >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        var outcomes: [[ScenarioOutcome]] = []
+        for round in 1...rounds {
+            outcomes = Array(repeating: [], count: scenarios.count)
+            for backend in backends {
+                for (index, scenario) in scenarios.enumerated() {
+                    outcomes[index].append(ConformanceKit.run(scenario, on: backend))
+                }
+            }
+            // A repeated run reports the first round that failed, or the last one.
+            if outcomes.joined().contains(where: \.isFailure) {
+                if rounds > 1 { print("round \(round) of \(rounds) failed") }
+                break
             }
         }
         let width = max(40, scenarios.map(\.name.count).max() ?? 0)
