@@ -92,6 +92,14 @@ enum PrimaryKeyBytes {
         return writer.bytes
     }
 
+    /// `body` given the 8-byte key of `pk` in memory on the stack: looking a row up by key
+    /// then allocates nothing (``encode(_:)`` built an array per lookup, one per fault).
+    @inline(__always)
+    static func withKey<T>(_ pk: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let key = (UInt64(bitPattern: pk) ^ (1 << 63)).bigEndian
+        return try withUnsafeBytes(of: key, body)
+    }
+
     /// The primary key in the first 8 bytes of `bytes`.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Int64 {
         var reader = ByteReader(bytes)

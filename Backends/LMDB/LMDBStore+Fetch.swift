@@ -29,7 +29,7 @@ extension LMDBStore {
             // A relationship plan that is the whole predicate selects exactly the matches.
             var exact = false
             func candidate(_ pk: Int64, _ code: UInt16) throws {
-                guard codes.contains(code), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) else { return }
+                guard codes.contains(code), let bytes = try txn.get(rowsDBI, primaryKey: pk) else { return }
                 let row = try decode(bytes, pk: pk)
                 guard try exact || matches(row) else { return }
                 if counting { count += 1 } else { rows.append(row) }
@@ -173,7 +173,7 @@ extension LMDBStore {
                 }
                 var reader = ByteReader(current.value)
                 let pk = try reader.orderedInt64()
-                if codes.contains(try reader.u16()), let bytes = try txn.get(rowsDBI, PrimaryKeyBytes.encode(pk)) {
+                if codes.contains(try reader.u16()), let bytes = try txn.get(rowsDBI, primaryKey: pk) {
                     let row = try decode(bytes, pk: pk)
                     if try matches(row) { group.append(row) }
                 }

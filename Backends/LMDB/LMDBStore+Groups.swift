@@ -40,7 +40,7 @@ extension LMDBStore {
                 let first = try reader.orderedInt64()
                 let count = try cursor.duplicateCount()
                 members += count
-                guard let bytes = try txn.get(ownersDBI, PrimaryKeyBytes.encode(ownerKey)) else { return false }
+                guard let bytes = try txn.get(ownersDBI, primaryKey: ownerKey) else { return false }
                 let owner = try decode(bytes, pk: ownerKey)
                 let slot: Int
                 if let known = slots[owner.objectID.namespace] {

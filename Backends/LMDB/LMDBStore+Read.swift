@@ -22,7 +22,7 @@ extension LMDBStore {
     /// The stored row of `id`, if it exists and is of `id`'s entity.
     func row(_ id: ObjectID, in txn: LMDBTransaction) throws -> RowSnapshot? {
         guard let pk = id.primaryKey, let route = routes[id.namespace],
-              let bytes = try txn.get(route.rows, PrimaryKeyBytes.encode(pk)),
+              let bytes = try txn.get(route.rows, primaryKey: pk),
               codec.entityCode(of: bytes) == route.code else { return nil }
         return try decode(bytes, pk: pk)
     }
@@ -30,7 +30,7 @@ extension LMDBStore {
     /// Whether the row of `id` exists (with `id`'s entity), without decoding it.
     func exists(_ id: ObjectID, in txn: LMDBTransaction) throws -> Bool {
         guard let pk = id.primaryKey, let route = routes[id.namespace],
-              let bytes = try txn.get(route.rows, PrimaryKeyBytes.encode(pk)) else { return false }
+              let bytes = try txn.get(route.rows, primaryKey: pk) else { return false }
         return codec.entityCode(of: bytes) == route.code
     }
 

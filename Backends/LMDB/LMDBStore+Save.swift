@@ -36,7 +36,7 @@ extension LMDBStore {
             try writeIndexEntries(of: update.values, entity: entity, old: old, txn)
         }
         for change in changes.toMany where !change.relationship.isTransient {
-            guard let (rows, pk, _) = locate(change.source), try txn.get(rows, PrimaryKeyBytes.encode(pk)) != nil else { continue }
+            guard let (rows, pk, _) = locate(change.source), try txn.get(rows, primaryKey: pk) != nil else { continue }
             try applyMembership(change, sourceKey: pk, txn)
         }
         let deleted = Set(changes.deleted.map(\.objectID))
@@ -54,7 +54,7 @@ extension LMDBStore {
         var conflicts: [StoreError.Conflict] = []
         func stored(_ id: ObjectID) throws -> (version: Int64, bytes: UnsafeRawBufferPointer, pk: Int64)? {
             let (rows, pk, _) = try target(id)
-            guard let bytes = try txn.get(rows, PrimaryKeyBytes.encode(pk)), codec.entityCode(of: bytes) == codec.code(of: id) else { return nil }
+            guard let bytes = try txn.get(rows, primaryKey: pk), codec.entityCode(of: bytes) == codec.code(of: id) else { return nil }
             return (try codec.version(of: bytes), bytes, pk)
         }
         func record(_ id: ObjectID, expected: Int64) throws {

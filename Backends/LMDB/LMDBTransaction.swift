@@ -10,14 +10,23 @@ struct LMDBTransaction {
 
     /// The value stored under `key`, or `nil`.
     func get(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> UnsafeRawBufferPointer? {
-        try key.withUnsafeBytes { raw in
-            var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            var v = MDB_val()
-            let rc = mdb_get(txn, dbi, &k, &v)
-            if rc == MDB_NOTFOUND { return nil }
-            try check(rc, "reading \(environment.path)")
-            return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
-        }
+        try key.withUnsafeBytes { raw in try get(dbi, raw) }
+    }
+
+    /// The value stored under the row key of `pk` (see ``PrimaryKeyBytes``), without building
+    /// the key in an array.
+    func get(_ dbi: MDB_dbi, primaryKey pk: Int64) throws -> UnsafeRawBufferPointer? {
+        try PrimaryKeyBytes.withKey(pk) { raw in try get(dbi, raw) }
+    }
+
+    /// The value stored under `key` (bytes the caller keeps alive for the call).
+    func get(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_get(txn, dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "reading \(environment.path)")
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
     }
 
     /// Stores `value` under `key` (for a duplicate-sorted database, adds the pair).
