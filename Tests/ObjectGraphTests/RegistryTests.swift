@@ -238,6 +238,19 @@ struct RegistryTests {
             note.objectID = old
             context.registry.remove(permanent)
             context.releaseDroppedObjects()
+
+            // An object whose temporary ID has no entry is registered under its new one,
+            // replacing the object there, on both paths.
+            context.registry.remove(old)
+            context.releaseDroppedObjects()
+            let other = try context.existingObject(with: permanent)
+            note.objectID = permanent
+            context.registry.rekey([note], oldIDs: [old], map: TemporaryIDMap([old], to: [permanent]))
+            #expect(context.registry.dropped.contains { $0 === other }, "the object it replaced is dropped")
+            #expect(context.registeredObject(for: permanent) === note, "registered under its new ID")
+            note.objectID = old
+            context.registry.remove(permanent)
+            context.releaseDroppedObjects()
         }
     }
 }

@@ -109,9 +109,13 @@ struct ObjectRegistry {
             if let previous = rebuilt.updateValue(position, forKey: id) { vacate(previous) }
         }
         positions = rebuilt
-        // Objects whose temporary ID had no entry are registered under their new one.
+        // Objects whose temporary ID had no entry are registered under their new one, replacing
+        // whatever held it (as insert(_:) does on the one-by-one path).
         if moved.count != objects.count {
-            for object in objects where positions[object.objectID] == nil { insert(object) }
+            for object in objects {
+                if let position = positions[object.objectID], self.objects[position] === object { continue }
+                insert(object)
+            }
         }
     }
 
