@@ -237,7 +237,7 @@ extension SQLiteStore {
         // Deletions come in runs of one entity (a cascade's members): the run's group is found
         // by its ID namespace, without hashing the table name per row.
         var run: (namespace: ObjectID.Namespace, position: Int)?
-        for deletion in deletions {
+        for (index, deletion) in deletions.enumerated() {
             let (root, pk, _) = try root(of: deletion.objectID)
             let position: Int
             if let run, run.namespace == deletion.objectID.namespace {
@@ -250,7 +250,7 @@ extension SQLiteStore {
                 var rows: [DeletedRow] = []
                 // Room for every remaining row: growing a 10,000-row array by doublings
                 // page-faulted fresh memory at each step (measured).
-                rows.reserveCapacity(deletions.count - groups.reduce(0) { $0 + $1.rows.count })
+                rows.reserveCapacity(deletions.count - index)
                 groups.append((root, rows))
             }
             run = (deletion.objectID.namespace, position)
@@ -258,7 +258,6 @@ extension SQLiteStore {
         }
         return groups.map { ($0.root, $0.rows) }
     }
-
 
     /// Writes an ordered join's new order: removed members are gone already; new and moved
     /// members get gap positions, unchanged ones stay put.
