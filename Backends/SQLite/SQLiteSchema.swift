@@ -59,6 +59,22 @@ struct SQLiteSchema {
         var writtenColumns: [String] = []
         var insertSQL = ""
         var updateSQL = ""
+
+        /// The update of only the `attributes` and `toOne` slots given (every column for
+        /// `nil`), in the order ``SQLiteStore`` binds them: SQLite maintains an index only
+        /// when its columns are written, so an update that names the foreign key of a row
+        /// whose key did not change still rewrites that key's index entry.
+        func updateSQL(attributes: SlotSet?, toOne: SlotSet?) -> String {
+            guard attributes != nil || toOne != nil else { return updateSQL }
+            var assignments = ["version = ?"]
+            for (slot, column) in attributeColumns.enumerated() {
+                if let column, attributes?.contains(slot) ?? true { assignments.append("\(column) = ?") }
+            }
+            for (slot, pair) in toOneColumns.enumerated() {
+                if let pair, toOne?.contains(slot) ?? true { assignments += ["\(pair.pk) = ?", "\(pair.entity) = ?"] }
+            }
+            return "UPDATE \(SQLiteSchema.table(entity.rootName)) SET \(assignments.joined(separator: ", ")) WHERE pk = ? AND version = ?"
+        }
     }
 
     let model: ManagedObjectModel

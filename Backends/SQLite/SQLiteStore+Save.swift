@@ -33,13 +33,14 @@ extension SQLiteStore {
     /// Binds a snapshot's stored columns, in ``SQLiteSchema/EntityLayout/writtenColumns``
     /// order, from parameter `first` on; returns the next parameter index. Straight from the
     /// snapshot: an array of column values per row was an allocation per saved row.
-    private func bindColumns(of snapshot: RowSnapshot, _ layout: SQLiteSchema.EntityLayout, to statement: SQLiteStatement, from first: Int32) throws -> Int32 {
+    private func bindColumns(of snapshot: RowSnapshot, _ layout: SQLiteSchema.EntityLayout, to statement: SQLiteStatement, from first: Int32,
+                             attributes: SlotSet? = nil, toOne: SlotSet? = nil) throws -> Int32 {
         var index = first
-        for (slot, column) in layout.attributeColumns.enumerated() where column != nil {
+        for (slot, column) in layout.attributeColumns.enumerated() where column != nil && attributes?.contains(slot) ?? true {
             try statement.bind(snapshot.attributes[slot], at: index)
             index += 1
         }
-        for (slot, pair) in layout.toOneColumns.enumerated() where pair != nil {
+        for (slot, pair) in layout.toOneColumns.enumerated() where pair != nil && toOne?.contains(slot) ?? true {
             if let id = snapshot.toOne[slot], let pk = id.primaryKey {
                 try statement.bind(pk, at: index)
                 try statement.bind(layoutsByNamespace[id.namespace]?.entity.name ?? id.entityName, at: index + 1)
@@ -66,13 +67,21 @@ extension SQLiteStore {
 
     private func apply(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws {
         var conflicts: [StoreError.Conflict] = []
-        // Rows of one entity come together: their statement is looked up once, not per row.
-        var current: (layout: SQLiteSchema.EntityLayout, statement: SQLiteStatement)?
+        // Rows of one entity with the same changed columns mostly come together: their
+        // statement is looked up once per run, not per row.
+        var currentUpdate: (layout: SQLiteSchema.EntityLayout, attributes: SlotSet?, toOne: SlotSet?, statement: SQLiteStatement)?
         for update in changes.updated {
             let (root, pk, layout) = try root(of: update.values.objectID)
-            let statement = try connection.prepare(layout.updateSQL, reusing: &current, for: layout)
+            let statement: SQLiteStatement
+            if let run = currentUpdate, run.layout === layout, run.attributes == update.changedAttributes, run.toOne == update.changedToOne {
+                run.statement.reset()
+                statement = run.statement
+            } else {
+                statement = try connection.prepare(layout.updateSQL(attributes: update.changedAttributes, toOne: update.changedToOne))
+                currentUpdate = (layout, update.changedAttributes, update.changedToOne, statement)
+            }
             try statement.bind(update.values.version, at: 1)
-            let next = try bindColumns(of: update.values, layout, to: statement, from: 2)
+            let next = try bindColumns(of: update.values, layout, to: statement, from: 2, attributes: update.changedAttributes, toOne: update.changedToOne)
             try statement.bind(pk, at: next)
             try statement.bind(update.expectedVersion, at: next + 1)
             try statement.run()
@@ -100,7 +109,7 @@ extension SQLiteStore {
         if !conflicts.isEmpty {
             throw StoreError(.conflict, "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read", conflicts: conflicts)
         }
-        current = nil
+        var current: (layout: SQLiteSchema.EntityLayout, statement: SQLiteStatement)?
         for snapshot in changes.inserted {
             let (_, pk, layout) = try root(of: snapshot.objectID)
             let statement = try connection.prepare(layout.insertSQL, reusing: &current, for: layout)

@@ -150,6 +150,43 @@ enum AttributeScenarios {
                 }
             }
         },
+        ConformanceScenario("attributes.update.identicalNotEqualIsAChange") { env in
+            // `==` calls these pairs equal; their stored bytes differ, so each is a change a
+            // save must write (directly and through a child context).
+            let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+            let (context, ids) = try saveAndReopen(env, [
+                ["string": composed, "double": 0.0, "int16": Int16(1)] as [String: Any],
+                ["string": composed, "double": 0.0] as [String: Any],
+            ])
+            try context.performAndWait {
+                let object = try context.existingObject(with: ids[0])
+                try object.setValue(decomposed, forKey: "string")
+                try object.setValue(-0.0, forKey: "double")
+                try check(context.hasChanges, "a canonically equivalent string and -0.0 are changes")
+                try checkEqual(Set(try object.changedValues().keys), ["string", "double"], "changedValues names both")
+                try context.save()
+            }
+            let child = context.newChildContext(name: "child")
+            try child.performAndWait {
+                let object = try child.existingObject(with: ids[1])
+                try object.setValue(decomposed, forKey: "string")
+                try child.save()
+            }
+            try context.performAndWait {
+                try check(context.hasChanges, "the child's change reached the parent")
+                try context.save()
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let first = try fresh.existingObject(with: ids[0])
+                let second = try fresh.existingObject(with: ids[1])
+                try checkEqual((try read(first, "string") as? String).map { Array($0.unicodeScalars) }, Array(decomposed.unicodeScalars), "the decomposed form was stored")
+                try checkEqual((try read(first, "double") as? Double)?.sign, .minus, "-0.0 was stored")
+                try checkEqual(try read(first, "int16") as? Int64, 1, "an unchanged value is kept")
+                try checkEqual((try read(second, "string") as? String).map { Array($0.unicodeScalars) }, Array(decomposed.unicodeScalars), "through a child context too")
+            }
+        },
         ConformanceScenario("attributes.boolAndDate.roundTrip") { env in
             let dates = [
                 Date(timeIntervalSinceReferenceDate: 720_000_000.125), Date(timeIntervalSince1970: -1_000_000.5),

@@ -29,11 +29,16 @@ struct SQLiteStoreTests {
     }
 
     static func tables(_ url: URL) -> [String] {
+        strings(url, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    }
+
+    /// The first column of `query`'s rows, read through a connection of its own.
+    static func strings(_ url: URL, _ query: String) -> [String] {
         var db: OpaquePointer?
-        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return ["(unreadable)"] }
         defer { sqlite3_close_v2(db) }
         var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &statement, nil)
+        sqlite3_prepare_v2(db, query, -1, &statement, nil)
         defer { sqlite3_finalize(statement) }
         var names: [String] = []
         while sqlite3_step(statement) == SQLITE_ROW { names.append(String(cString: sqlite3_column_text(statement, 0))) }
@@ -137,6 +142,55 @@ struct SQLiteStoreTests {
         try check.performAndWait { () throws in
             #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Comment")) == 0, "no insert of the failed save landed")
             #expect(try check.existingObject(with: id).value(forKey: "text") as? String == "v2")
+        }
+    }
+
+    @Test("an update writes only the columns whose values changed (SQLite then leaves the other columns' indexes alone)")
+    func updateWritesChangedColumnsOnly() throws {
+        let url = try Self.temporaryFile()
+        let first = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let ids = try first.viewContext.performAndWait {
+            let context = first.viewContext
+            let note = try context.insertObject(entityName: "Note")
+            try note.setValue("n1", forKey: "text")
+            let other = try context.insertObject(entityName: "Note")
+            try other.setValue("n2", forKey: "text")
+            let comment = try context.insertObject(entityName: "Comment")
+            try comment.setValue("first", forKey: "body")
+            try comment.setValue(note, forKey: "note")
+            try context.save()
+            return (comment: comment.objectID, other: other.objectID)
+        }
+        first.close()
+        // `UPDATE OF column` triggers fire only for statements that assign the column.
+        var db: OpaquePointer?
+        try #require(sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        let triggers = """
+            CREATE TABLE written (name TEXT);
+            CREATE TRIGGER body_written AFTER UPDATE OF "a:Comment.body" ON "Comment" BEGIN INSERT INTO written VALUES ('body'); END;
+            CREATE TRIGGER note_written AFTER UPDATE OF "fk:Comment.note" ON "Comment" BEGIN INSERT INTO written VALUES ('note'); END;
+            """
+        let created = sqlite3_exec(db, triggers, nil, nil, nil)
+        sqlite3_close_v2(db)
+        try #require(created == SQLITE_OK)
+        func written() -> [String] { Self.strings(url, "SELECT name FROM written ORDER BY rowid") }
+        let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            try context.existingObject(with: ids.comment).setValue("edited", forKey: "body")
+            try context.save()
+        }
+        #expect(written() == ["body"], "changing the body leaves the foreign key unwritten")
+        try context.performAndWait {
+            try context.existingObject(with: ids.comment).setValue(try context.existingObject(with: ids.other), forKey: "note")
+            try context.save()
+        }
+        #expect(written() == ["body", "note"], "changing the note writes the key, not the body")
+        let check = container.newBackgroundContext()
+        try check.performAndWait {
+            let comment = try check.existingObject(with: ids.comment)
+            #expect(try comment.value(forKey: "body") as? String == "edited")
+            #expect((try comment.value(forKey: "note") as? ManagedObject)?.objectID == ids.other)
         }
     }
 

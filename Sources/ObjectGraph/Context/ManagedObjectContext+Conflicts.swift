@@ -136,7 +136,7 @@ extension ManagedObjectContext {
             for attribute in object.entity.attributes where !attribute.isTransient {
                 let slot = attribute.slot
                 let changedHere = object.changedAttributeSlots.contains(slot)
-                let changedThere = read.attributes[slot] != stored.attributes[slot]
+                let changedThere = !read.attributes[slot].isIdentical(to: stored.attributes[slot])
                 if !changedHere || takesStored(changedThere: changedThere) {
                     object.attributeValues[slot] = stored.attributes[slot]
                     object.changedAttributeSlots.remove(slot)

@@ -22,7 +22,8 @@ extension ManagedObjectContext {
             guard case .integer = value, attribute.type.integerRange != nil else { throw error }
             checked = value
         }
-        guard object.attributeValues[attribute.slot] != checked else { return }
+        // Identical, not equal: a canonically equivalent string or -0.0 for 0.0 is a change.
+        guard !object.attributeValues[attribute.slot].isIdentical(to: checked) else { return }
         noteUndoableChange(object)
         object.attributeValues[attribute.slot] = checked
         object.changedAttributeSlots.insert(attribute.slot)

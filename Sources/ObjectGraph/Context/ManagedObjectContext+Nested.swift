@@ -101,7 +101,7 @@ extension ManagedObjectContext {
             changeLog.inserted(object)
         }
         for (row, object) in zip(changes.updated, targets) {
-            for attribute in object.entity.attributes where !attribute.isTransient && object.attributeValues[attribute.slot] != row.values.attributes[attribute.slot] {
+            for attribute in object.entity.attributes where !attribute.isTransient && !object.attributeValues[attribute.slot].isIdentical(to: row.values.attributes[attribute.slot]) {
                 object.attributeValues[attribute.slot] = row.values.attributes[attribute.slot]
                 object.changedAttributeSlots.insert(attribute.slot)
                 markUpdated(object)

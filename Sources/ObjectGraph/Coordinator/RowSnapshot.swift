@@ -55,11 +55,20 @@ public struct RowUpdate: Sendable {
     public var values: RowSnapshot
     /// The version the context read; a store holding another version reports a conflict.
     public var expectedVersion: Int64
+    /// The attribute slots whose values differ from the row at `expectedVersion`, or `nil`
+    /// when not known (every attribute then counts as changed). A store may write only these:
+    /// the version check guarantees that every other value is already stored.
+    public var changedAttributes: SlotSet?
+    /// The to-one slots whose destinations differ from the row at `expectedVersion`, or `nil`
+    /// when not known; as for ``changedAttributes``.
+    public var changedToOne: SlotSet?
 
-    /// Creates an update.
-    public init(values: RowSnapshot, expectedVersion: Int64) {
+    /// Creates an update; `nil` change sets count every value as changed.
+    public init(values: RowSnapshot, expectedVersion: Int64, changedAttributes: SlotSet? = nil, changedToOne: SlotSet? = nil) {
         self.values = values
         self.expectedVersion = expectedVersion
+        self.changedAttributes = changedAttributes
+        self.changedToOne = changedToOne
     }
 }
 

@@ -33,6 +33,25 @@ public enum AttributeValue: Sendable, Hashable {
         return false
     }
 
+    /// Whether the two values would be stored identically: same kind, and the same bytes.
+    /// Stricter than `==`, which calls canonically equivalent strings, `0.0` and `-0.0`, or
+    /// `1.0` and `1.00` as decimals equal: a save that skipped such a change would lose it.
+    public func isIdentical(to other: AttributeValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
+        case (.decimal(let a), .decimal(let b)): return a == b && a.description == b.description
+        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.date(let a), .date(let b)): return a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
+        case (.data(let a), .data(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
+        case (.uri(let a), .uri(let b)): return a.absoluteString.utf8.elementsEqual(b.absoluteString.utf8)
+        default: return false
+        }
+    }
+
     /// A short name of the value's kind, used in error messages.
     public var kindName: String {
         switch self {

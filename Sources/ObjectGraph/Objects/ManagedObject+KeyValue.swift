@@ -144,7 +144,7 @@ extension ManagedObject {
         guard !isFaultStorage else { return result }
         for slot in changedAttributeSlots.sorted() {
             let attribute = entity.attributes[slot]
-            if let committed = committedSnapshot, committed.attributes[slot] == attributeValues[slot] { continue }
+            if let committed = committedSnapshot, committed.attributes[slot].isIdentical(to: attributeValues[slot]) { continue }
             result[attribute.name] = try attribute.userValue(attributeValues[slot])
         }
         for slot in changedToOneSlots.sorted() {
