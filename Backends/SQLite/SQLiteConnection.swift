@@ -5,16 +5,17 @@ import ObjectGraph
 /// One libsqlite3 connection with a cache of prepared statements keyed by SQL text.
 ///
 /// Not thread-safe: the owning store hands a connection to one thread at a time (the writer
-/// under its lock, readers from a pool), hence the unchecked conformance.
+/// under its lock, readers from a pool), hence the unchecked conformance — and the statement
+/// caches skip Swift's dynamic exclusivity checks, which were a twentieth of a fault.
 final class SQLiteConnection: @unchecked Sendable {
     private(set) var handle: OpaquePointer?
-    private var statements: [String: SQLiteStatement] = [:]
+    @exclusivity(unchecked) private var statements: [String: SQLiteStatement] = [:]
     /// The same statements, for callers that name their SQL by an object kept for the store's
     /// lifetime (``prepare(_:key:)``): hashing an address instead of the SQL text.
-    private var statementsByKey: [ObjectIdentifier: SQLiteStatement] = [:]
+    @exclusivity(unchecked) private var statementsByKey: [ObjectIdentifier: SQLiteStatement] = [:]
     /// Statements handed out since the last ``resetActive()``: a statement left mid-result
     /// would keep its read transaction (and an old WAL snapshot) open.
-    private var active: [SQLiteStatement] = []
+    @exclusivity(unchecked) private var active: [SQLiteStatement] = []
     let path: String
 
     init(path: String, readOnly: Bool = false) throws {

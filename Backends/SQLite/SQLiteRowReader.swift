@@ -4,13 +4,27 @@ import ObjectGraph
 /// with everything that does not depend on the row worked out once per store: each entity's
 /// column positions and ID namespace, and whether a table (or a to-one's destination table)
 /// holds a single entity, in which case its entity column is never decoded.
-struct SQLiteRowReader {
+///
+/// Classes, not structs: a fault reads one row through them, and copying a struct of
+/// dictionaries and a plan per row retained each of their references (a tenth of a fault).
+final class SQLiteRowReader: Sendable {
     /// One concrete entity's decoding plan.
-    struct Plan {
+    final class Plan: Sendable {
         let layout: SQLiteSchema.EntityLayout
         let namespace: ObjectID.Namespace
         /// Per to-one slot: the destination namespace when its table holds one entity.
         let toOneNamespaces: [ObjectID.Namespace?]
+        /// Per attribute slot: its type, or `nil` when it has no column (transient).
+        let attributeColumns: [(position: Int32, type: AttributeType)?]
+
+        init(layout: SQLiteSchema.EntityLayout, namespace: ObjectID.Namespace, toOneNamespaces: [ObjectID.Namespace?]) {
+            self.layout = layout
+            self.namespace = namespace
+            self.toOneNamespaces = toOneNamespaces
+            self.attributeColumns = layout.attributePositions.enumerated().map { slot, position in
+                position.map { ($0, layout.entity.attributes[slot].type) }
+            }
+        }
     }
 
     /// Plans by entity name, for tables that hold several entities.
@@ -19,6 +33,12 @@ struct SQLiteRowReader {
     let single: Plan?
     /// Namespaces of every entity of the model in this store.
     let namespaces: [String: ObjectID.Namespace]
+
+    init(plans: [String: Plan], single: Plan?, namespaces: [String: ObjectID.Namespace]) {
+        self.plans = plans
+        self.single = single
+        self.namespaces = namespaces
+    }
 
     /// The readers of every table of `schema`, by root entity name.
     static func readers(for schema: SQLiteSchema, storeIdentifier: String) -> [String: SQLiteRowReader] {
@@ -66,10 +86,10 @@ struct SQLiteRowReader {
         guard let plan = plan(statement, entityColumn: 1) else { return nil }
         let layout = plan.layout
         var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(layout.attributePositions.count)
-        for (slot, position) in layout.attributePositions.enumerated() {
-            guard let position else { attributes.append(.null); continue }
-            attributes.append(statement.value(position, as: layout.entity.attributes[slot].type))
+        attributes.reserveCapacity(plan.attributeColumns.count)
+        for column in plan.attributeColumns {
+            guard let column else { attributes.append(.null); continue }
+            attributes.append(statement.value(column.position, as: column.type))
         }
         var toOne: [ObjectID?] = []
         toOne.reserveCapacity(layout.toOnePositions.count)
