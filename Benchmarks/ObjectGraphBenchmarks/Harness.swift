@@ -144,7 +144,7 @@ enum Harness {
     }
 
     static func format(_ seconds: Double) -> String {
-        seconds >= 10 ? String(format: "%.2f", seconds) : seconds >= 1 ? String(format: "%.3f", seconds) : String(format: "%.4f", seconds)
+        seconds >= 10 ? String(format: "%.2f", seconds) : seconds >= 1 ? String(format: "%.3f", seconds) : seconds >= 0.01 ? String(format: "%.4f", seconds) : String(format: "%.6f", seconds)
     }
 
     static func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }

@@ -8,37 +8,59 @@ extension ManagedObjectContext {
     /// deletes of the fetched entity are reflected exactly as a save would reflect them.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         try checkQueue("fetch(\(request.entityName ?? String(describing: T.self)))")
-        let (entity, ids, rows) = try executeFetch(request)
+        var (entity, answer) = try executeFetch(request)
+        let installs = !answer.rows.isEmpty && !request.returnsObjectsAsFaults
+        let ids = installs ? [] : answer.ids
+        // Taken out of the answer, so that the rows array is not shared (moving rows out of
+        // a shared array would copy it first).
+        var rows: [RowSnapshot] = []
+        if installs { swap(&rows, &answer.rows) }
+        let count = installs ? rows.count : ids.count
         var objects: [T] = []
-        objects.reserveCapacity(ids.count)
+        objects.reserveCapacity(count)
         // Entries of objects released since the last sweep go first, when the answer would
         // cross the threshold. The objects created here stay alive in `objects`, so no sweep
         // runs while they are registered (it would only walk them again and again); the
         // threshold is put back afterwards, or a run of fetches would raise it for ever and
         // the registry would keep every dead entry (and resize for them).
-        if registry.count + ids.count > sweepThreshold { sweepReleasedObjects() }
+        if registry.count + count > sweepThreshold { sweepReleasedObjects() }
         let threshold = sweepThreshold
-        registry.reserveCapacity(registry.count + ids.count)
+        registry.reserveCapacity(registry.count + count)
         var faults: [ManagedObject] = []
+        func append(_ object: ManagedObject) throws {
+            guard let typed = object as? T else {
+                throw ObjectGraphError(.wrongValueType, objectID: object.objectID, "fetched \(object.objectID) is a \(type(of: object)), not \(T.self); bind \(entity.name) to \(T.self) or fetch ManagedObject")
+            }
+            objects.append(typed)
+        }
         do {
             sweepThreshold = .max
             defer { sweepThreshold = threshold }
-            for (position, id) in ids.enumerated() {
-                let object = registeredOrFault(id)
-                if object.isFaultStorage {
-                    if !rows.isEmpty, !request.returnsObjectsAsFaults {
-                        let snapshot = rows[position]
-                        statisticsStorage.faultsFired += 1
-                        object.install(snapshot)
-                        object.awakeFromFetch()
-                    } else if !request.returnsObjectsAsFaults {
-                        faults.append(object)
+            if installs {
+                // Each row moves into its object (leaving an empty row behind) instead of
+                // being copied: a copy retained the row's arrays once more, and freeing the
+                // row array afterwards walked all of it again to release them.
+                try rows.withUnsafeMutableBufferPointer { buffer in
+                    guard let base = buffer.baseAddress else { return }
+                    for position in buffer.indices {
+                        let id = base[position].objectID
+                        let object = registeredOrFault(id)
+                        if object.isFaultStorage {
+                            let snapshot = (base + position).move()
+                            (base + position).initialize(to: RowSnapshot(objectID: id, version: 0, attributes: [], toOne: []))
+                            statisticsStorage.faultsFired += 1
+                            object.install(snapshot)
+                            object.awakeFromFetch()
+                        }
+                        try append(object)
                     }
                 }
-                guard let typed = object as? T else {
-                    throw ObjectGraphError(.wrongValueType, objectID: id, "fetched \(id) is a \(type(of: object)), not \(T.self); bind \(entity.name) to \(T.self) or fetch ManagedObject")
+            } else {
+                for id in ids {
+                    let object = registeredOrFault(id)
+                    if object.isFaultStorage && !request.returnsObjectsAsFaults { faults.append(object) }
+                    try append(object)
                 }
-                objects.append(typed)
             }
         }
         if !faults.isEmpty { try fulfillFaults(faults) }
@@ -64,14 +86,14 @@ extension ManagedObjectContext {
         try checkQueue("fetchBatched(_:)")
         var idsOnly = request
         idsOnly.returnsObjectsAsFaults = true
-        let ids = try executeFetch(idsOnly).ids
+        let ids = try executeFetch(idsOnly).answer.ids
         return BatchedFetchResults(context: self, objectIDs: ids, batchSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : 500)
     }
 
     /// The IDs of the objects matching `request`, in order.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
         try checkQueue("fetchObjectIDs(_:)")
-        return try executeFetch(request).ids
+        return try executeFetch(request).answer.ids
     }
 
     /// The number of objects `fetch(request)` would return: matching objects (pending changes
@@ -81,7 +103,7 @@ extension ManagedObjectContext {
         try processPendingChanges()
         let entity = try fetchEntity(of: request)
         if request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) {
-            return try executeFetch(request).ids.count
+            return try executeFetch(request).answer.ids.count
         }
         var storeRequest = try makeStoreRequest(request, entity: entity)
         storeRequest.resultType = .count
@@ -117,14 +139,13 @@ extension ManagedObjectContext {
 
     /// The matching IDs in order, with their rows in the same order when the store sent rows
     /// (otherwise `rows` is empty).
-    private func executeFetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> (entity: EntityDescription, ids: [ObjectID], rows: [RowSnapshot]) {
+    private func executeFetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> (entity: EntityDescription, answer: PersistentStoreCoordinator.FetchAnswer) {
         try processPendingChanges()
         let entity = try fetchEntity(of: request)
         var storeRequest = try makeStoreRequest(request, entity: entity)
         guard request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) else {
             statisticsStorage.storeRoundTrips += 1
-            let answer = try coordinator.fetch(storeRequest, installsRows: !request.returnsObjectsAsFaults)
-            return (entity, answer.ids, answer.rows)
+            return (entity, try coordinator.fetch(storeRequest, installsRows: !request.returnsObjectsAsFaults))
         }
         // Unsaved changes: ask the store for every match, then correct the set in memory.
         storeRequest.offset = 0
@@ -158,7 +179,7 @@ extension ManagedObjectContext {
             objects.sort { ObjectID.storageOrder($0.objectID, $1.objectID) }
         }
         let sliced = PersistentStoreCoordinator.slice(objects, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
-        return (entity, sliced.map(\.objectID), [])
+        return (entity, .init(ids: sliced.map(\.objectID), rows: []))
     }
 
     /// Loads the destinations of `keyPath` for all `objects`: one round trip per step.

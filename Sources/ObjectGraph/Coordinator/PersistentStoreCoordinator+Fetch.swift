@@ -7,8 +7,21 @@ extension PersistentStoreCoordinator {
     /// The complete answer to a fetch: IDs in order and, when the store returned rows, the
     /// rows in the same order (`rows[i].objectID == ids[i]`); otherwise `rows` is empty.
     struct FetchAnswer {
-        var ids: [ObjectID]
+        /// The IDs, when the answer has no rows (otherwise the rows' IDs: see ``ids``).
+        private var storedIDs: [ObjectID]
         var rows: [RowSnapshot]
+
+        init(ids: [ObjectID], rows: [RowSnapshot]) {
+            storedIDs = ids
+            self.rows = rows
+        }
+
+        /// The matching IDs in order. With rows, they are taken from the rows only when
+        /// asked: a fetch installing 100,000 rows walks the rows, not a second array.
+        var ids: [ObjectID] {
+            get { storedIDs.isEmpty && !rows.isEmpty ? rows.map(\.objectID) : storedIDs }
+            set { storedIDs = newValue }
+        }
     }
 
     /// `installsRows: true` when the caller installs every returned row in its objects at once.
@@ -25,7 +38,7 @@ extension PersistentStoreCoordinator {
             }
             if result.applied.isSuperset(of: .all) {
                 if request.resultType == .snapshots || result.objectIDs.isEmpty && !result.snapshots.isEmpty {
-                    return FetchAnswer(ids: result.snapshots.map(\.objectID), rows: result.snapshots)
+                    return FetchAnswer(ids: [], rows: result.snapshots)
                 }
                 return FetchAnswer(ids: result.objectIDs, rows: [])
             }
@@ -53,7 +66,7 @@ extension PersistentStoreCoordinator {
         let sort = compiled.sort
         rows = try sort.sort(rows, using: evaluator)
         let sliced = Self.slice(rows, offset: request.offset, limit: request.limit)
-        return FetchAnswer(ids: sliced.map(\.objectID), rows: sliced)
+        return FetchAnswer(ids: [], rows: sliced)
     }
 
     func count(_ request: StoreFetchRequest) throws -> Int {

@@ -13,7 +13,16 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// A Foundation `#Predicate` filter, translated to a ``FetchPredicate`` when the request
     /// runs (see ``FetchPredicate/init(_:model:entityName:)``); with ``predicate`` also set,
     /// both must hold.
-    public var typedPredicate: Predicate<Result>?
+    public var typedPredicate: Predicate<Result>? {
+        get { typedPredicateBox?.predicate as? Predicate<Result> }
+        set { typedPredicateBox = newValue.map(TypedPredicateBox.init) }
+    }
+    /// The typed predicate, boxed: a stored `Predicate<Result>` made the request's layout
+    /// depend on `Result`, so every access to any field in the (unspecialized) fetch and count
+    /// paths looked up generic metadata — 7% of counting a chat's messages, measured.
+    private var typedPredicateBox: TypedPredicateBox?
+    /// Whether ``typedPredicate`` is set, without instantiating `Predicate<Result>`'s metadata.
+    var hasTypedPredicate: Bool { typedPredicateBox != nil }
     /// The order; ties are broken by primary key.
     public var sortKeys: [SortKey]
     /// The most objects to return; 0 for no limit.
@@ -47,5 +56,14 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
         self.entityName = entityName
         self.predicate = predicate
         self.sortKeys = sortKeys
+    }
+}
+
+/// A ``FetchRequest/typedPredicate``, type-erased (see there).
+final class TypedPredicateBox: Sendable {
+    let predicate: any Sendable
+
+    init(_ predicate: any Sendable) {
+        self.predicate = predicate
     }
 }

@@ -93,7 +93,7 @@ extension FetchRequest {
     /// translated ``typedPredicate``; both must hold when both are set.
     func effectivePredicate(for entity: EntityDescription, in model: ManagedObjectModel) throws -> FetchPredicate? {
         let format = try predicate.map { try $0.substituting(substitutionVariables) }
-        guard let typedPredicate else { return format }
+        guard hasTypedPredicate, let typedPredicate else { return format }
         let translated = try FetchPredicate(typedPredicate, entity: entity, model: model)
         return format.map { $0 && translated } ?? translated
     }

@@ -137,8 +137,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Installs stored values: the object stops being a fault. To-ones cleared while it was
     /// a fault (a cascade deleting it, see `ManagedObjectContext.unlinkInverse`) stay cleared.
-    func install(_ snapshot: RowSnapshot) {
-        committedSnapshot = snapshot
+    func install(_ snapshot: consuming RowSnapshot) {
         attributeValues = snapshot.attributes
         if isFaultStorage && !changedToOneSlots.isEmpty {
             var values = snapshot.toOne
@@ -147,6 +146,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         } else {
             toOneValues = snapshot.toOne
         }
+        // Last, so the row moves in rather than being copied.
+        committedSnapshot = consume snapshot
         isFaultStorage = false
     }
 
