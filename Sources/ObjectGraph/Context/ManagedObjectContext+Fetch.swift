@@ -27,12 +27,6 @@ extension ManagedObjectContext {
         let threshold = sweepThreshold
         registry.reserveCapacity(registry.count + count)
         var faults: [ManagedObject] = []
-        func append(_ object: ManagedObject) throws {
-            guard let typed = object as? T else {
-                throw ObjectGraphError(.wrongValueType, objectID: object.objectID, "fetched \(object.objectID) is a \(type(of: object)), not \(T.self); bind \(entity.name) to \(T.self) or fetch ManagedObject")
-            }
-            objects.append(typed)
-        }
         do {
             sweepThreshold = .max
             defer { sweepThreshold = threshold }
@@ -40,26 +34,27 @@ extension ManagedObjectContext {
                 // Each row moves into its object (leaving an empty row behind) instead of
                 // being copied: a copy retained the row's arrays once more, and freeing the
                 // row array afterwards walked all of it again to release them.
-                try rows.withUnsafeMutableBufferPointer { buffer in
-                    guard let base = buffer.baseAddress else { return }
-                    for position in buffer.indices {
-                        let id = base[position].objectID
-                        let object = registeredOrFault(id)
-                        if object.isFaultStorage {
-                            let snapshot = (base + position).move()
-                            (base + position).initialize(to: RowSnapshot(objectID: id, version: 0, attributes: [], toOne: []))
-                            statisticsStorage.faultsFired += 1
-                            object.install(snapshot)
-                            object.awakeFromFetch()
-                        }
-                        try append(object)
+                // (Swapped through the subscript, not in a closure over the buffer: appending
+                // to the generic result array inside a closure looked up its metadata per row.)
+                for position in rows.indices {
+                    let id = rows[position].objectID
+                    let object = registeredOrFault(id)
+                    if object.isFaultStorage {
+                        var snapshot = RowSnapshot(objectID: id, version: 0, attributes: [], toOne: [])
+                        swap(&snapshot, &rows[position])
+                        statisticsStorage.faultsFired += 1
+                        object.install(snapshot)
+                        object.awakeFromFetch()
                     }
+                    guard let typed = object as? T else { throw Self.wrongClass(object, T.self, entity) }
+                    objects.append(typed)
                 }
             } else {
                 for id in ids {
                     let object = registeredOrFault(id)
                     if object.isFaultStorage && !request.returnsObjectsAsFaults { faults.append(object) }
-                    try append(object)
+                    guard let typed = object as? T else { throw Self.wrongClass(object, T.self, entity) }
+                    objects.append(typed)
                 }
             }
         }
@@ -77,6 +72,13 @@ extension ManagedObjectContext {
             try prefetch(keyPath, from: objects, entity: entity)
         }
         return objects
+    }
+
+    /// A fetched object that is not of the class the request asked for. (Not a nested
+    /// function appending to the generic result array: that looked up the array type's
+    /// metadata at every call.)
+    private static func wrongClass(_ object: ManagedObject, _ expected: Any.Type, _ entity: EntityDescription) -> ObjectGraphError {
+        ObjectGraphError(.wrongValueType, objectID: object.objectID, "fetched \(object.objectID) is a \(type(of: object)), not \(expected); bind \(entity.name) to \(expected) or fetch ManagedObject")
     }
 
     /// The objects matching `request` as a lazily loaded collection: IDs now, objects a batch
