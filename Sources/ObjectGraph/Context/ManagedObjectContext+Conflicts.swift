@@ -53,7 +53,7 @@ extension ManagedObjectContext {
 
     /// Whether an inserted or changed object's new values point at one of `ids`.
     private func changesRefer(to ids: Set<ObjectID>) -> Bool {
-        for object in Array(insertedStorage.values) + Array(updatedStorage.values) where !ids.contains(object.objectID) {
+        for object in Array(insertedStorage) + Array(updatedStorage.values) where !ids.contains(object.objectID) {
             if !object.isFaultStorage, object.toOneValues.contains(where: { $0.map(ids.contains) ?? false }) { return true }
             if object.toManyStates.contains(where: { !$0.added.isDisjoint(with: ids) }) { return true }
         }

@@ -25,7 +25,7 @@ extension ManagedObjectContext {
         if object.isInsertedStorage {
             // Never saved: it leaves the inserted set and never reaches the store, but its
             // rules still apply to the objects it was related to.
-            insertedStorage.removeValue(forKey: object.objectID)
+            insertedStorage.remove(object)
             object.isInsertedStorage = false
             discardedInserts[ObjectIdentifier(object)] = object
         } else {

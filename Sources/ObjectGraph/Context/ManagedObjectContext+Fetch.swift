@@ -134,7 +134,7 @@ extension ManagedObjectContext {
 
     func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
         let tokens = includesSubentities ? entity.hierarchyTokens : [entity.nameToken]
-        return insertedStorage.keys.contains { tokens.contains($0.entityToken) }
+        return insertedStorage.contains { tokens.contains($0.objectID.entityToken) }
             || updatedStorage.keys.contains { tokens.contains($0.entityToken) }
             || deletedStorage.keys.contains { tokens.contains($0.entityToken) }
     }
@@ -169,8 +169,8 @@ extension ManagedObjectContext {
         for (id, object) in updatedStorage where tokens.contains(id.entityToken) {
             if try matches(object) { candidates.append(id) }
         }
-        for (id, object) in insertedStorage where tokens.contains(id.entityToken) {
-            if try matches(object) { candidates.append(id) }
+        for object in insertedStorage where tokens.contains(object.objectID.entityToken) {
+            if try matches(object) { candidates.append(object.objectID) }
         }
         var objects = candidates.map(registeredOrFault)
         if !request.sortKeys.isEmpty {

@@ -53,7 +53,7 @@ extension ManagedObjectContext {
 
     /// Gives inserted objects permanent IDs before a child sees them.
     func prepareForChild() throws {
-        let temporary = insertedStorage.values.filter(\.objectID.isTemporary)
+        let temporary = insertedStorage.filter(\.objectID.isTemporary)
         if !temporary.isEmpty { try obtainPermanentIDs(for: Array(temporary)) }
     }
 
@@ -97,7 +97,7 @@ extension ManagedObjectContext {
             object.isFaultStorage = false
             object.isInsertedStorage = true
             register(object)
-            insertedStorage[object.objectID] = object
+            insertedStorage.insert(object)
             changeLog.inserted(object)
         }
         for (row, object) in zip(changes.updated, targets) {

@@ -15,12 +15,12 @@ extension ManagedObjectContext {
         try checkQueue("save()")
         try processPendingChanges()
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
-        for object in Array(insertedStorage.values) + Array(updatedStorage.values) { object.willSave() }
+        for object in Array(insertedStorage) + Array(updatedStorage.values) { object.willSave() }
         for object in Array(deletedStorage.values) { object.willSave() }
         try processPendingChanges()
         dropReferencesToDiscardedInserts()
 
-        let inserted = inSaveOrder(insertedStorage)
+        let inserted = inSaveOrder(insertedStorage.lazy.map { (key: $0.objectID, value: $0) })
         let updated = inSaveOrder(updatedStorage)
         let deleted = inSaveOrder(deletedStorage)
         var validator = Validator(context: self)
@@ -45,7 +45,7 @@ extension ManagedObjectContext {
         guard !discardedInserts.isEmpty else { return }
         let discarded = Set(discardedInserts.values.map(\.objectID))
         // Only objects with changes can refer to an unsaved object.
-        for object in Array(insertedStorage.values) + Array(updatedStorage.values) {
+        for object in Array(insertedStorage) + Array(updatedStorage.values) {
             if !object.isFaultStorage {
                 for relationship in object.entity.toOneRelationships {
                     if let id = object.toOneValues[relationship.slot], discarded.contains(id) {
@@ -77,30 +77,19 @@ extension ManagedObjectContext {
     }
 
     /// Gives `objects` the IDs `ids` (aligned), replacing their temporary IDs everywhere they
-    /// occur in the context: registry, inserted set, and the relationships of changed objects
+    /// occur in the context: registry and the relationships of changed objects
     /// (only objects with changes can refer to an unsaved object).
     @discardableResult
     private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) -> TemporaryIDMap {
         let map = TemporaryIDMap(objects.map(\.objectID), to: ids)
-        // At save, `objects` are all the inserted objects: the inserted set is rebuilt in the
-        // same pass instead of being walked again.
-        let rekeysAllInserted = objects.count == insertedStorage.count
-        var rekeyed: [ObjectID: ManagedObject] = [:]
-        rekeyed.reserveCapacity(insertedStorage.count)
         let oldIDs = objects.map(\.objectID)
         for (object, new) in zip(objects, ids) {
             let old = object.objectID
             if !retained.isEmpty, retained.removeValue(forKey: old) != nil { retained[new] = object }
             object.objectID = new
-            if rekeysAllInserted && object.isInsertedStorage { rekeyed[new] = object }
         }
         registry.rekey(objects, oldIDs: oldIDs, map: map)
         releaseDroppedObjects()
-        if rekeyed.count != insertedStorage.count {
-            rekeyed.removeAll(keepingCapacity: true)
-            for object in insertedStorage.values { rekeyed[object.objectID] = object }
-        }
-        insertedStorage = rekeyed
         func remapReferences(_ object: ManagedObject) {
             for slot in object.toOneValues.indices {
                 if let id = object.toOneValues[slot], id.isTemporary, let new = map[id] { object.toOneValues[slot] = new }
@@ -109,7 +98,7 @@ extension ManagedObjectContext {
                 object.toManyStates[slot].remap(map)
             }
         }
-        for object in insertedStorage.values { remapReferences(object) }
+        for object in insertedStorage { remapReferences(object) }
         for object in updatedStorage.values { remapReferences(object) }
         for object in deletedStorage.values { remapReferences(object) }
         return map
@@ -228,7 +217,7 @@ extension ManagedObjectContext {
             object.isInaccessibleStorage = true
             object.isDeletedStorage = false
         }
-        insertedStorage = [:]
+        insertedStorage = []
         updatedStorage = [:]
         deletedStorage = [:]
         discardedInserts = [:]
@@ -246,7 +235,7 @@ extension ManagedObjectContext {
     /// ones become faults again holding what the store holds.
     public func rollback() {
         requireQueue("rollback()")
-        for object in insertedStorage.values {
+        for object in insertedStorage {
             unregister(object)
             object.contextStorage = nil
             object.isInsertedStorage = false
@@ -262,7 +251,7 @@ extension ManagedObjectContext {
             object.turnIntoFault()
             object.didTurnIntoFault()
         }
-        insertedStorage = [:]
+        insertedStorage = []
         updatedStorage = [:]
         deletedStorage = [:]
         pendingDeletes = []
@@ -287,7 +276,7 @@ extension ManagedObjectContext {
         retained = [:]
         sweepThreshold = 4096
         undoStack?.removeAllActions()
-        insertedStorage = [:]
+        insertedStorage = []
         updatedStorage = [:]
         deletedStorage = [:]
         pendingDeletes = []

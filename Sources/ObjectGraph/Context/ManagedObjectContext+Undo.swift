@@ -68,7 +68,7 @@ extension ManagedObjectContext {
     }
 
     private func restore(_ object: ManagedObject, to state: ObjectState) {
-        insertedStorage.removeValue(forKey: object.objectID)
+        insertedStorage.remove(object)
         updatedStorage.removeValue(forKey: object.objectID)
         deletedStorage.removeValue(forKey: object.objectID)
         discardedInserts.removeValue(forKey: ObjectIdentifier(object))
@@ -92,7 +92,7 @@ extension ManagedObjectContext {
         }
         object.contextStorage = self
         register(object)
-        if state.isInserted { insertedStorage[object.objectID] = object }
+        if state.isInserted { insertedStorage.insert(object) }
         if state.isUpdated { updatedStorage[object.objectID] = object }
         if state.isDiscardedInsert {
             discardedInserts[ObjectIdentifier(object)] = object
