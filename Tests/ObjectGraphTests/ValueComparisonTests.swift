@@ -112,3 +112,28 @@ struct TextFoldingTests {
         #expect(TextFolding.fold("I", .caseInsensitive) == TextFolding.fold("i", .caseInsensitive))
     }
 }
+
+@Suite("AttributeValue.isIdentical")
+struct AttributeValueIdentityTests {
+    @Test("values == calls equal but stored differently are not identical")
+    func equalIsNotIdentical() {
+        #expect(AttributeValue.string("caf\u{E9}") == .string("cafe\u{301}"))
+        #expect(!AttributeValue.string("caf\u{E9}").isIdentical(to: .string("cafe\u{301}")))
+        #expect(AttributeValue.double(0.0) == .double(-0.0))
+        #expect(!AttributeValue.double(0.0).isIdentical(to: .double(-0.0)))
+        #expect(!AttributeValue.integer(1).isIdentical(to: .double(1)))
+        #expect(!AttributeValue.null.isIdentical(to: .string("")))
+        #expect(!AttributeValue.string("a").isIdentical(to: .string("ab")))
+    }
+
+    @Test("every kind is identical to an equal copy of itself, NaN included")
+    func identicalToItself() {
+        let values: [AttributeValue] = [
+            .null, .integer(-7), .double(.nan), .double(1.5), .decimal(Decimal(string: "1.25")!), .string(""),
+            .string(String(repeating: "long 😀 ", count: 40)), .bool(true), .date(Date(timeIntervalSinceReferenceDate: 3.5)),
+            .data(Data([0, 255])), .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
+            .uri(URL(string: "https://example.com/a%20b")!),
+        ]
+        for value in values { #expect(value.isIdentical(to: value), "\(value)") }
+    }
+}
