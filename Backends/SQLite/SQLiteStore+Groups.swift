@@ -27,6 +27,7 @@ extension SQLiteStore {
         // key, which is indexed: each group's first row is then found by one index seek
         // instead of a MIN(pk) over every row.
         var seekableTerm: String?
+        var seekableColumn = ""
         var functions: [AggregateFunction?] = []  // nil: count
         do {
             for key in grouping.keys {
@@ -37,7 +38,10 @@ extension SQLiteStore {
                     // The foreign key naming the related row: an indexed column of the row before it.
                     let term = "\(try compiler.alias(for: Array(path.steps.dropLast()))).\(SQLiteSchema.foreignKey(last).pk)"
                     groupTerms.append(term)
-                    if path.steps.count == 1 { seekableTerm = term }
+                    if path.steps.count == 1 {
+                        seekableTerm = term
+                        seekableColumn = SQLiteSchema.foreignKey(last).pk
+                    }
                 } else {
                     groupTerms.append(column)
                 }
@@ -72,14 +76,19 @@ extension SQLiteStore {
         }
         let query = rowFilter(request, predicateSQL: predicateSQL, compiler: compiler)
         if grouping.keys.count != 1 { seekableTerm = nil }
-        // Groups come in the order of their first rows: with a seekable key, each group's key
-        // is selected and its first row sought afterwards (1,000 groups of 100,000 rows: 4.8 ms
-        // with the seeks against 9.2 ms with MIN(pk), in SQLite itself); otherwise MIN(pk).
-        var sql = "SELECT \(selected.map(\.expression).joined(separator: ", ")), \(seekableTerm ?? "MIN(t0.pk)") \(query.from) \(query.whereSQL)"
+        // Groups come in the order of their first rows: with a seekable key, each group's first
+        // row is sought by its key (1,000 groups of 100,000 rows: 4.8 ms with the seeks against
+        // 9.2 ms with MIN(pk), in SQLite itself); otherwise MIN(pk). Without a filter the seek
+        // is a subquery of the same statement, evaluated once per group (saving a statement
+        // step per group); with one, a second statement repeats the filter.
+        let inlineSeek = query.whereSQL.isEmpty ? seekableTerm.map { term in
+            "(SELECT s.pk FROM \(SQLiteSchema.table(request.entity.rootName)) AS s WHERE s.\(seekableColumn) IS \(term) ORDER BY s.pk LIMIT 1)"
+        } : nil
+        var sql = "SELECT \(selected.map(\.expression).joined(separator: ", ")), \(inlineSeek ?? seekableTerm ?? "MIN(t0.pk)") \(query.from) \(query.whereSQL)"
         if !groupTerms.isEmpty { sql += " GROUP BY \(groupTerms.joined(separator: ", "))" }
         let statement = try connection.prepare(sql)
         for (offset, value) in query.bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
-        let firstRow = try seekableTerm.map { term in
+        let firstRow = try (inlineSeek == nil ? seekableTerm : nil).map { term in
             try connection.prepare("SELECT t0.pk \(query.from) \(query.whereSQL.isEmpty ? "WHERE" : query.whereSQL + " AND") \(term) IS ? ORDER BY t0.pk LIMIT 1")
         }
 
