@@ -21,11 +21,10 @@ extension LMDBStore {
         try checkVersions(changes, txn)
         for snapshot in changes.inserted {
             let (rows, pk, entity) = try target(snapshot.objectID)
-            let key = PrimaryKeyBytes.encode(pk)
-            if try txn.get(rows, key) != nil {
+            // One B-tree operation, not a lookup and then a put: LMDB refuses an existing key.
+            guard try txn.putNew(rows, PrimaryKeyBytes.encode(pk), codec.encode(snapshot)) else {
                 throw StoreError(.backend, "cannot insert \(snapshot.objectID): a row with that key exists in \(url.path)")
             }
-            try txn.put(rows, key, codec.encode(snapshot))
             try writeIndexEntries(of: snapshot, entity: entity, old: nil, txn)
         }
         for update in changes.updated {
@@ -35,9 +34,13 @@ extension LMDBStore {
             try txn.put(rows, key, codec.encode(update.values))
             try writeIndexEntries(of: update.values, entity: entity, old: old, txn)
         }
+        // Rows inserted above exist without looking them up (a bulk insert's memberships name
+        // 100,000 of them: one B-tree lookup each, a tenth of the save).
+        let insertedHere = changes.toMany.isEmpty ? [] : Set(changes.inserted.map(\.objectID))
         for change in changes.toMany where !change.relationship.isTransient {
-            guard let (rows, pk, _) = locate(change.source), try txn.get(rows, primaryKey: pk) != nil else { continue }
-            try applyMembership(change, sourceKey: pk, txn)
+            guard let (rows, pk, _) = locate(change.source) else { continue }
+            guard try insertedHere.contains(change.source) || txn.get(rows, primaryKey: pk) != nil else { continue }
+            try applyMembership(change, sourceKey: pk, insertedHere: insertedHere, txn)
         }
         let deleted = Set(changes.deleted.map(\.objectID))
         for deletion in changes.deleted {
@@ -98,12 +101,13 @@ extension LMDBStore {
 
     /// Whether a member may be added: its row exists, or it belongs to another store (which
     /// this one cannot check).
-    private func isStoredHere(_ id: ObjectID, _ txn: LMDBTransaction) throws -> Bool {
+    private func isStoredHere(_ id: ObjectID, insertedHere: Set<ObjectID>, _ txn: LMDBTransaction) throws -> Bool {
+        if insertedHere.contains(id) { return true }
         if id.storeIdentifier != identifier { return true }
         return try exists(id, in: txn)
     }
 
-    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, _ txn: LMDBTransaction) throws {
+    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: Set<ObjectID>, _ txn: LMDBTransaction) throws {
         let relationship = change.relationship
         let relationshipKey = LMDBLayout.key(relationship)
         guard let dbi = handles.members[relationshipKey] else { return }
@@ -121,10 +125,10 @@ extension LMDBStore {
             }
             // A member whose row is gone (deleted by a save that landed first) is not added.
             if let order = change.order {
-                after = try order.filter { try isStoredHere($0, txn) }
+                after = try order.filter { try isStoredHere($0, insertedHere: insertedHere, txn) }
             } else {
                 var present = Set(after)
-                for id in change.added where try isStoredHere(id, txn) && present.insert(id).inserted { after.append(id) }
+                for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) && present.insert(id).inserted { after.append(id) }
             }
             if after.isEmpty {
                 try txn.delete(dbi, key)
@@ -141,7 +145,7 @@ extension LMDBStore {
             for id in change.removed {
                 if try txn.delete(dbi, key, value: try memberEntry(id)) { removed.append(id) }
             }
-            for id in change.added where try isStoredHere(id, txn) {
+            for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) {
                 try txn.put(dbi, key, try memberEntry(id), flags: UInt32(MDB_NODUPDATA))
                 added.append(id)
             }
@@ -176,7 +180,7 @@ extension LMDBStore {
             for holder in holders where !alsoDeleted.contains(holder) && model.entity(named: holder.entityName)?.isKind(of: owningEntity) == true {
                 guard let holderKey = holder.primaryKey else { continue }
                 let change = ToManyChange(source: holder, relationship: relationship, added: [], removed: [id], order: nil)
-                try applyMembership(change, sourceKey: holderKey, txn)
+                try applyMembership(change, sourceKey: holderKey, insertedHere: [], txn)
             }
         }
         for relationship in entity.toManyRelationships where !relationship.isTransient {

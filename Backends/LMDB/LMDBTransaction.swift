@@ -42,6 +42,21 @@ struct LMDBTransaction {
         }
     }
 
+    /// Stores `value` under a key that must be new (`MDB_NOOVERWRITE`); `false`, writing
+    /// nothing, when the key exists.
+    func putNew(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) throws -> Bool {
+        try key.withUnsafeBytes { rawKey in
+            try value.withUnsafeBytes { rawValue in
+                var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+                var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                let rc = mdb_put(txn, dbi, &k, &v, UInt32(MDB_NOOVERWRITE))
+                if rc == MDB_KEYEXIST { return false }
+                try check(rc, "writing \(environment.path)")
+                return true
+            }
+        }
+    }
+
     /// Deletes `key` (every duplicate), or only the pair `key`/`value`; `false` if absent.
     @discardableResult
     func delete(_ dbi: MDB_dbi, _ key: [UInt8], value: [UInt8]? = nil) throws -> Bool {
