@@ -192,22 +192,23 @@ extension ManagedObjectContext {
             guard let relationship = currentEntity.relationship(named: component) else {
                 throw ObjectGraphError(.invalidFetch, key: keyPath, "cannot prefetch '\(keyPath)': \(currentEntity.name) has no relationship '\(component)'")
             }
-            var next = OrderedSet<ObjectIdentifier>()
+            // Destinations are told apart by ID (one object per ID in a context) before their
+            // objects are looked up: 10,000 students naming 100 subjects looked up a registered
+            // object and SipHashed its identity 100,000 times.
+            var seen = Set<ObjectID>()
             var nextObjects: [ManagedObject] = []
             if relationship.isToMany {
                 try loadToMany(relationship, for: current)
                 for object in current {
-                    for id in object.toManyStates[relationship.slot].members ?? [] {
-                        let destination = reachedObject(id)
-                        if next.append(ObjectIdentifier(destination)).inserted { nextObjects.append(destination) }
+                    for id in object.toManyStates[relationship.slot].members ?? [] where seen.insert(id).inserted {
+                        nextObjects.append(reachedObject(id))
                     }
                 }
             } else {
                 try fulfillFaults(current)
                 for object in current where !object.isFaultStorage {
-                    guard let id = object.toOneValues[relationship.slot] else { continue }
-                    let destination = reachedObject(id)
-                    if next.append(ObjectIdentifier(destination)).inserted { nextObjects.append(destination) }
+                    guard let id = object.toOneValues[relationship.slot], seen.insert(id).inserted else { continue }
+                    nextObjects.append(reachedObject(id))
                 }
             }
             try fulfillFaults(nextObjects)
