@@ -28,6 +28,11 @@ extension SQLiteStore {
         // instead of a MIN(pk) over every row.
         var seekableTerm: String?
         var seekableColumn = ""
+        // Each selected expression without the joins: a key one to-one away read by a subquery
+        // on its foreign key, evaluated once per group instead of a join per row (1,000 groups
+        // of 100,000 rows, in SQLite itself: 5.1 ms against 6.9 ms with the join; the raw side's
+        // inner join takes 5.9 ms). `nil` once any expression needs a join.
+        var detached: [String]? = []
         var functions: [AggregateFunction?] = []  // nil: count
         do {
             for key in grouping.keys {
@@ -42,8 +47,16 @@ extension SQLiteStore {
                         seekableTerm = term
                         seekableColumn = SQLiteSchema.foreignKey(last).pk
                     }
+                    if path.steps.count == 1, case .attribute(let attribute) = path.terminal {
+                        let table = SQLiteSchema.table(model.destination(of: last).rootName)
+                        let alias = "d\(selected.count)"
+                        detached?.append("(SELECT \(alias).\(SQLiteSchema.attributeColumn(attribute)) FROM \(table) AS \(alias) WHERE \(alias).pk = \(term))")
+                    } else {
+                        detached = nil
+                    }
                 } else {
                     groupTerms.append(column)
+                    detached?.append(column)
                 }
                 selected.append((column, type))
             }
@@ -51,6 +64,7 @@ extension SQLiteStore {
                 switch aggregate {
                 case .count:
                     selected.append(("COUNT(*)", .integer64))
+                    detached?.append("COUNT(*)")
                     functions.append(nil)
                 case .function(let function, let keyPath):
                     let path = try ResolvedKeyPath.resolve(keyPath, from: request.entity, in: model)
@@ -62,6 +76,7 @@ extension SQLiteStore {
                     case .maximum where integer || type == .date: selected.append(("MAX(\(column))", type))
                     default: return declined
                     }
+                    if path.steps.isEmpty { detached?.append(selected[selected.count - 1].expression) } else { detached = nil }
                     functions.append(function)
                 }
             }
@@ -84,7 +99,9 @@ extension SQLiteStore {
         let inlineSeek = query.whereSQL.isEmpty ? seekableTerm.map { term in
             "(SELECT s.pk FROM \(SQLiteSchema.table(request.entity.rootName)) AS s WHERE s.\(seekableColumn) IS \(term) ORDER BY s.pk LIMIT 1)"
         } : nil
-        var sql = "SELECT \(selected.map(\.expression).joined(separator: ", ")), \(inlineSeek ?? seekableTerm ?? "MIN(t0.pk)") \(query.from) \(query.whereSQL)"
+        let expressions = query.whereSQL.isEmpty ? detached ?? selected.map(\.expression) : selected.map(\.expression)
+        let from = query.whereSQL.isEmpty && detached != nil ? "FROM \(SQLiteSchema.table(request.entity.rootName)) AS t0" : query.from
+        var sql = "SELECT \(expressions.joined(separator: ", ")), \(inlineSeek ?? seekableTerm ?? "MIN(t0.pk)") \(from) \(query.whereSQL)"
         if !groupTerms.isEmpty { sql += " GROUP BY \(groupTerms.joined(separator: ", "))" }
         let statement = try connection.prepare(sql)
         for (offset, value) in query.bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
