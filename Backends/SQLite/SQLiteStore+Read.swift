@@ -3,10 +3,11 @@ import ObjectGraph
 
 /// Reading rows, relationship members and fetch candidates.
 extension SQLiteStore {
-    /// The columns selected for rows of `root`: pk, entity, version, then the table's columns.
+    /// The columns selected for rows of `root`: pk, entity, version, then the table's columns
+    /// (entity names no reader needs as `NULL`; see ``SQLiteSchema/selectColumns``).
     func selectList(_ root: String, alias: String? = nil) -> String {
         let prefix = alias.map { $0 + "." } ?? ""
-        return (["pk", "entity", "version"] + (schema.tableColumns[root] ?? [])).map { prefix + $0 }.joined(separator: ", ")
+        return (schema.selectColumns[root] ?? []).map { $0 == "NULL" ? $0 : prefix + $0 }.joined(separator: ", ")
     }
 
     /// Builds a snapshot from the current row of `statement` (selected with ``selectList(_:)``).
