@@ -1,4 +1,5 @@
 import CLMDB
+import Foundation
 import ObjectGraph
 
 /// Fetching: candidates come from a secondary index when a conjunct on an indexed attribute
@@ -116,6 +117,7 @@ extension LMDBStore {
                 values.append(CompiledSort.prepare(value, key.comparison))
             }
         }
+        if keyCount == 1, let sorted = sortedByNumbers(rows, values, ascending: sort.keys[0].key.ascending) { return sorted }
         let ascending = sort.keys.map(\.key.ascending)
         let comparisons = sort.keys.map(\.key.comparison)
         var order = Array(rows.indices)
@@ -128,6 +130,52 @@ extension LMDBStore {
             return ObjectID.storageOrder(rows[a].objectID, rows[b].objectID)
         }
         return order.map { rows[$0] }
+    }
+
+    /// One sort key whose values are all dates, all doubles or all integers (no `nil`): the
+    /// same order as ``ObjectGraph/CompiledSort/compare(_:_:_:)`` (for these kinds, `<` then
+    /// `==` on the plain values, ties by storage order) on plain numbers, without switching
+    /// over two enums per comparison (a fifth of fetching a chat's messages in date order).
+    /// `nil` for any other mix.
+    private static func sortedByNumbers(_ rows: [RowSnapshot], _ values: [AttributeValue], ascending: Bool) -> [RowSnapshot]? {
+        func sorted<K: Comparable>(by keys: [K]) -> [RowSnapshot] {
+            var order = Array(rows.indices)
+            order.sort { a, b in
+                let x = keys[a], y = keys[b]
+                let result: ComparisonResult = x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+                if result == .orderedSame { return ObjectID.storageOrder(rows[a].objectID, rows[b].objectID) }
+                return ascending ? result == .orderedAscending : result == .orderedDescending
+            }
+            return order.map { rows[$0] }
+        }
+        switch values.first {
+        case .date?:
+            var keys: [Double] = []
+            keys.reserveCapacity(values.count)
+            for value in values {
+                guard case .date(let date) = value else { return nil }
+                keys.append(date.timeIntervalSinceReferenceDate)
+            }
+            return sorted(by: keys)
+        case .double?:
+            var keys: [Double] = []
+            keys.reserveCapacity(values.count)
+            for value in values {
+                guard case .double(let number) = value else { return nil }
+                keys.append(number)
+            }
+            return sorted(by: keys)
+        case .integer?:
+            var keys: [Int64] = []
+            keys.reserveCapacity(values.count)
+            for value in values {
+                guard case .integer(let number) = value else { return nil }
+                keys.append(number)
+            }
+            return sorted(by: keys)
+        default:
+            return nil
+        }
     }
 
     private func slice(_ rows: [RowSnapshot], offset: Int, limit: Int?) -> [RowSnapshot] {
