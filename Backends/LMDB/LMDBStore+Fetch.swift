@@ -148,31 +148,22 @@ extension LMDBStore {
             }
             return order.map { rows[$0] }
         }
+        func keys<K>(_ number: (AttributeValue) -> K?) -> [K]? {
+            var keys: [K] = []
+            keys.reserveCapacity(values.count)
+            for value in values {
+                guard let key = number(value) else { return nil }
+                keys.append(key)
+            }
+            return keys
+        }
         switch values.first {
         case .date?:
-            var keys: [Double] = []
-            keys.reserveCapacity(values.count)
-            for value in values {
-                guard case .date(let date) = value else { return nil }
-                keys.append(date.timeIntervalSinceReferenceDate)
-            }
-            return sorted(by: keys)
+            return keys { if case .date(let date) = $0 { date.timeIntervalSinceReferenceDate } else { nil } }.map(sorted(by:))
         case .double?:
-            var keys: [Double] = []
-            keys.reserveCapacity(values.count)
-            for value in values {
-                guard case .double(let number) = value else { return nil }
-                keys.append(number)
-            }
-            return sorted(by: keys)
+            return keys { if case .double(let number) = $0 { number } else { nil } }.map(sorted(by:))
         case .integer?:
-            var keys: [Int64] = []
-            keys.reserveCapacity(values.count)
-            for value in values {
-                guard case .integer(let number) = value else { return nil }
-                keys.append(number)
-            }
-            return sorted(by: keys)
+            return keys { if case .integer(let number) = $0 { number } else { nil } }.map(sorted(by:))
         default:
             return nil
         }
