@@ -162,7 +162,7 @@ extension LMDBStore {
         let (rows, pk, entity) = try target(id)
         guard let old = try row(id, in: txn) else { return }
         let entry = try memberEntry(id)
-        for relationship in layout.toManyRelationships where model.destination(of: relationship).hierarchyNames.contains(entity.name) {
+        for relationship in layout.toManyReaching[entity.name] ?? [] {
             let relationshipKey = LMDBLayout.key(relationship)
             var holders: [ObjectID] = []
             if let inverse = model.inverse(of: relationship), let own = entity.relationship(named: inverse.name) {
