@@ -31,28 +31,27 @@ struct LMDBTransaction {
 
     /// Stores `value` under `key` (for a duplicate-sorted database, adds the pair).
     func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], flags: UInt32 = 0) throws {
-        try key.withUnsafeBytes { rawKey in
-            try value.withUnsafeBytes { rawValue in
-                var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
-                var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
-                let rc = mdb_put(txn, dbi, &k, &v, flags)
-                if rc == MDB_KEYEXIST && flags & UInt32(MDB_NODUPDATA) != 0 { return }
-                try check(rc, "writing \(environment.path)")
-            }
-        }
+        let rc = rawPut(dbi, key, value, flags: flags)
+        if rc == MDB_KEYEXIST && flags & UInt32(MDB_NODUPDATA) != 0 { return }
+        try check(rc, "writing \(environment.path)")
     }
 
     /// Stores `value` under a key that must be new (`MDB_NOOVERWRITE`); `false`, writing
     /// nothing, when the key exists.
     func putNew(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) throws -> Bool {
-        try key.withUnsafeBytes { rawKey in
-            try value.withUnsafeBytes { rawValue in
+        let rc = rawPut(dbi, key, value, flags: UInt32(MDB_NOOVERWRITE))
+        if rc == MDB_KEYEXIST { return false }
+        try check(rc, "writing \(environment.path)")
+        return true
+    }
+
+    /// `mdb_put`'s status for `key` and `value` with `flags`.
+    private func rawPut(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], flags: UInt32) -> Int32 {
+        key.withUnsafeBytes { rawKey in
+            value.withUnsafeBytes { rawValue in
                 var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
                 var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
-                let rc = mdb_put(txn, dbi, &k, &v, UInt32(MDB_NOOVERWRITE))
-                if rc == MDB_KEYEXIST { return false }
-                try check(rc, "writing \(environment.path)")
-                return true
+                return mdb_put(txn, dbi, &k, &v, flags)
             }
         }
     }

@@ -46,10 +46,7 @@ final class SQLiteRowReader: Sendable {
         for entity in schema.model.entities {
             namespaces[entity.name] = ObjectID.Namespace(entityName: entity.name, storeIdentifier: storeIdentifier)
         }
-        func onlyEntity(ofRoot root: String) -> String? {
-            let members = schema.model.entities.filter { $0.rootName == root }
-            return members.count == 1 ? members[0].name : nil
-        }
+        func onlyEntity(ofRoot root: String) -> String? { SQLiteSchema.onlyEntity(ofRoot: root, in: schema.model) }
         var plans: [String: Plan] = [:]
         for (name, layout) in schema.layouts {
             guard let namespace = namespaces[name] else { continue }

@@ -94,6 +94,13 @@ struct SQLiteSchema {
         identifier.utf8.contains(UInt8(ascii: "\"")) ? "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
     }
     static func table(_ root: String) -> String { quote(root) }
+
+    /// The name of the only entity of the model whose rows live in `root`'s table, if it has
+    /// one: such a table's entity column (and a to-one's to it) is never read.
+    static func onlyEntity(ofRoot root: String, in model: ManagedObjectModel) -> String? {
+        let members = model.entities.filter { $0.rootName == root }
+        return members.count == 1 ? members[0].name : nil
+    }
     static func attributeColumn(_ attribute: AttributeDescription) -> String { quote("a:\(attribute.entityName).\(attribute.name)") }
     static func foreignKey(_ relationship: RelationshipDescription) -> (pk: String, entity: String) {
         (quote("fk:\(relationship.entityName).\(relationship.name)"), quote("fke:\(relationship.entityName).\(relationship.name)"))
@@ -143,7 +150,7 @@ struct SQLiteSchema {
         // when it holds one entity, and a to-one's when its destination's table holds one. They
         // are selected as NULL, keeping every position: sorting a chat's messages carried both
         // names in every sorted record (a tenth of the query in SQLite itself, measured).
-        func holdsOneEntity(_ root: String) -> Bool { model.entities.filter { $0.rootName == root }.count == 1 }
+        func holdsOneEntity(_ root: String) -> Bool { Self.onlyEntity(ofRoot: root, in: model) != nil }
         var unread: Set<String> = []
         for entity in entities {
             for relationship in entity.toOneRelationships where !relationship.isTransient && holdsOneEntity(model.destination(of: relationship).rootName) {

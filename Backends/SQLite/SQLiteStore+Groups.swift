@@ -26,8 +26,7 @@ extension SQLiteStore {
         // A single key reached through one to-one is grouped by the fetched row's own foreign
         // key, which is indexed: each group's first row is then found by one index seek
         // instead of a MIN(pk) over every row.
-        var seekableTerm: String?
-        var seekableColumn = ""
+        var seekable: (term: String, column: String)?
         // Each selected expression without the joins: a key one to-one away read by a subquery
         // on its foreign key, evaluated once per group instead of a join per row (1,000 groups
         // of 100,000 rows, in SQLite itself: 5.1 ms against 6.9 ms with the join; the raw side's
@@ -43,10 +42,7 @@ extension SQLiteStore {
                     // The foreign key naming the related row: an indexed column of the row before it.
                     let term = "\(try compiler.alias(for: Array(path.steps.dropLast()))).\(SQLiteSchema.foreignKey(last).pk)"
                     groupTerms.append(term)
-                    if path.steps.count == 1 {
-                        seekableTerm = term
-                        seekableColumn = SQLiteSchema.foreignKey(last).pk
-                    }
+                    if path.steps.count == 1 { seekable = (term, SQLiteSchema.foreignKey(last).pk) }
                     if path.steps.count == 1, case .attribute(let attribute) = path.terminal {
                         let table = SQLiteSchema.table(model.destination(of: last).rootName)
                         let alias = "d\(selected.count)"
@@ -90,22 +86,22 @@ extension SQLiteStore {
             return declined
         }
         let query = rowFilter(request, predicateSQL: predicateSQL, compiler: compiler)
-        if grouping.keys.count != 1 { seekableTerm = nil }
+        if grouping.keys.count != 1 { seekable = nil }
         // Groups come in the order of their first rows: with a seekable key, each group's first
         // row is sought by its key (1,000 groups of 100,000 rows: 4.8 ms with the seeks against
         // 9.2 ms with MIN(pk), in SQLite itself); otherwise MIN(pk). Without a filter the seek
         // is a subquery of the same statement, evaluated once per group (saving a statement
         // step per group); with one, a second statement repeats the filter.
-        let inlineSeek = query.whereSQL.isEmpty ? seekableTerm.map { term in
-            "(SELECT s.pk FROM \(SQLiteSchema.table(request.entity.rootName)) AS s WHERE s.\(seekableColumn) IS \(term) ORDER BY s.pk LIMIT 1)"
+        let inlineSeek = query.whereSQL.isEmpty ? seekable.map { key in
+            "(SELECT s.pk FROM \(SQLiteSchema.table(request.entity.rootName)) AS s WHERE s.\(key.column) IS \(key.term) ORDER BY s.pk LIMIT 1)"
         } : nil
         let expressions = query.whereSQL.isEmpty ? detached ?? selected.map(\.expression) : selected.map(\.expression)
         let from = query.whereSQL.isEmpty && detached != nil ? "FROM \(SQLiteSchema.table(request.entity.rootName)) AS t0" : query.from
-        var sql = "SELECT \(expressions.joined(separator: ", ")), \(inlineSeek ?? seekableTerm ?? "MIN(t0.pk)") \(from) \(query.whereSQL)"
+        var sql = "SELECT \(expressions.joined(separator: ", ")), \(inlineSeek ?? seekable?.term ?? "MIN(t0.pk)") \(from) \(query.whereSQL)"
         if !groupTerms.isEmpty { sql += " GROUP BY \(groupTerms.joined(separator: ", "))" }
         let statement = try connection.prepare(sql)
         for (offset, value) in query.bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
-        let firstRow = try (inlineSeek == nil ? seekableTerm : nil).map { term in
+        let firstRow = try (inlineSeek == nil ? seekable?.term : nil).map { term in
             try connection.prepare("SELECT t0.pk \(query.from) \(query.whereSQL.isEmpty ? "WHERE" : query.whereSQL + " AND") \(term) IS ? ORDER BY t0.pk LIMIT 1")
         }
 

@@ -81,8 +81,8 @@ extension ManagedObjectContext {
     /// (only objects with changes can refer to an unsaved object).
     @discardableResult
     private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) -> TemporaryIDMap {
-        let map = TemporaryIDMap(objects.map(\.objectID), to: ids)
         let oldIDs = objects.map(\.objectID)
+        let map = TemporaryIDMap(oldIDs, to: ids)
         for (object, new) in zip(objects, ids) {
             let old = object.objectID
             if !retained.isEmpty, retained.removeValue(forKey: old) != nil { retained[new] = object }
