@@ -236,6 +236,23 @@ struct ObjectIDTests {
         let same = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: 1 << 20)
         #expect(ids[0]._rawHashValue(seed: 7) == same._rawHashValue(seed: 7))
     }
+
+    @Test("each run of eight keys shares one aligned block of eight buckets, the blocks spread")
+    func rawHashKeepsRunsTogether() {
+        for seed in [0, 1, 0x5EED] {
+            var blocks = Set<Int>()
+            for run in Int64(0)..<512 {
+                let hashes = (0..<Int64(8)).map { ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: run * 8 + $0)._rawHashValue(seed: seed) }
+                // One block, each bucket of it once: a run is a permutation of its block.
+                #expect(Set(hashes.map { $0 & ~7 }).count == 1, "seed \(seed), run \(run)")
+                #expect(Set(hashes.map { $0 & 7 }).count == 8, "seed \(seed), run \(run)")
+                blocks.insert(hashes[0] & 1_023 & ~7)
+            }
+            // 512 runs over 128 blocks of a 1,024-bucket table: a random placement leaves
+            // about 2% of the blocks empty.
+            #expect(blocks.count > 110, "seed \(seed): \(blocks.count) of 128 blocks used")
+        }
+    }
 }
 
 
