@@ -75,7 +75,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         }
         self.routes = routes
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
-        capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups])
+        capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads])
             .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])
     }
 

@@ -47,6 +47,48 @@ struct ContainerTests {
         }
     }
 
+    /// An in-memory store that declares its row reads as cheap as the row cache's.
+    static func cheapReads(configuration: String? = nil) -> StoreDescription {
+        StoreDescription(type: "cheap", configuration: configuration) { request in
+            AtomicStore(request: request, contents: .empty(for: request, identifier: UUID().uuidString), capabilities: [.cheapRowReads])
+        }
+    }
+
+    @Test("the row cache is bypassed exactly while every attached store has cheap row reads")
+    func rowCacheBypassFollowsTheAttachedStores() throws {
+        let model = try Self.twoConfigurationModel()
+        let container = try PersistentContainer(model: model, stores: [Self.cheapReads(configuration: "Library")])
+        let cache = container.coordinator.rowCache
+        #expect(cache.isBypassed)
+        let context = container.newBackgroundContext()
+        let id = try context.performAndWait {
+            let author = try context.insertObject(entityName: "Author")
+            try author.setValue("Ursula", forKey: "name")
+            try context.save()
+            return author.objectID
+        }
+        let reader = container.newBackgroundContext()
+        let read = try reader.performAndWait {
+            (try reader.existingObject(with: id).value(forKey: "name") as? String, reader.statistics.storeRoundTrips)
+        }
+        #expect(read.0 == "Ursula")
+        #expect(read.1 == 1)
+        #expect(cache.count == 0, "a bypassed cache keeps neither saved nor read rows")
+        cache.store([RowCacheTests.row(1)])
+        #expect(cache.count == 0 && cache.snapshot(for: RowCacheTests.row(1).objectID) == nil)
+
+        // A store that gains from the cache turns it back on; detaching it bypasses it again.
+        let scratch = try container.coordinator.addPersistentStore(.inMemory(configuration: "Scratch"))
+        #expect(!cache.isBypassed)
+        let again = container.newBackgroundContext()
+        let name = try again.performAndWait { try again.existingObject(with: id).value(forKey: "name") as? String }
+        #expect(name == "Ursula")
+        #expect(cache.snapshot(for: id)?.attributes == [.string("Ursula")], "read rows are cached again")
+        container.coordinator.removePersistentStore(scratch)
+        #expect(cache.isBypassed)
+        #expect(cache.count == 0)
+    }
+
     @Test func entitiesAreRoutedByConfigurationAndOneSaveReachesBothStores() throws {
         let model = try Self.twoConfigurationModel()
         let container = try PersistentContainer(

@@ -64,6 +64,11 @@ public struct StoreCapabilities: OptionSet, Sendable, Hashable {
     public static let atomic = StoreCapabilities(rawValue: 1 << 6)
     /// The store answers grouped, aggregated fetches (``StoreFetchRequest/ResultType/groups(_:)``).
     public static let groups = StoreCapabilities(rawValue: 1 << 7)
+    /// Reading a row by ID costs about what a row-cache lookup costs (the store's pages are
+    /// memory-mapped, as LMDB's are): while every attached store declares it, the coordinator
+    /// keeps no row cache (``RowCache/isBypassed``), since caching would only add a lookup and
+    /// an insert to every read, and memory the store's own mapping already holds.
+    public static let cheapRowReads = StoreCapabilities(rawValue: 1 << 8)
 }
 
 /// A store's metadata: identity, the model it holds, and user entries.

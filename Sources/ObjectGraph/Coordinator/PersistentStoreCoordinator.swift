@@ -87,13 +87,23 @@ public final class PersistentStoreCoordinator: Sendable {
                 throw StoreError(.backend, "a store with identifier \(store.identifier) is already attached")
             }
             entries.append(entry)
+            updateRowCacheBypass(entries)
         }
         return store
     }
 
+    /// Bypasses the row cache while every attached store reads rows as cheaply as the cache
+    /// would (``StoreCapabilities/cheapRowReads``). Called under the entries' lock.
+    private func updateRowCacheBypass(_ entries: [Entry]) {
+        rowCache.setBypassed(!entries.isEmpty && entries.allSatisfy { $0.store.capabilities.contains(.cheapRowReads) })
+    }
+
     /// Detaches and closes `store`.
     public func removePersistentStore(_ store: any PersistentStore) {
-        entries.withLock { entries in entries.removeAll { $0.store === store } }
+        entries.withLock { entries in
+            entries.removeAll { $0.store === store }
+            updateRowCacheBypass(entries)
+        }
         store.close()
         rowCache.removeAll()
     }

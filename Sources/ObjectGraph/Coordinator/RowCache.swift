@@ -11,6 +11,9 @@ public final class RowCache: Sendable {
     /// Counts removals, so that rows read before a removal are not cached after it: a context
     /// reading a row while another context's save deletes it must not put the deleted row back.
     private let removals = Atomic<UInt64>(0)
+    /// Set while the coordinator's stores all read rows as cheaply as the cache would
+    /// (``StoreCapabilities/cheapRowReads``): then nothing is cached and every lookup misses.
+    private let bypassed = Atomic<Bool>(false)
     /// The most rows kept.
     public let capacity: Int
     /// The rows the table first makes room for.
@@ -25,14 +28,29 @@ public final class RowCache: Sendable {
     /// likely to ask the cache for.
     public func keepsBatch(of count: Int) -> Bool { count <= capacity / 10 }
 
+    /// Whether the cache is bypassed: it holds nothing, and stores nothing it is given.
+    public var isBypassed: Bool { bypassed.load(ordering: .relaxed) }
+
+    /// Turns bypassing on (emptying the cache) or off; the coordinator's decision.
+    func setBypassed(_ value: Bool) {
+        rows.withLock { rows in
+            if value {
+                removals.add(1, ordering: .releasing)
+                rows = [:]
+            }
+            bypassed.store(value, ordering: .relaxed)
+        }
+    }
+
     /// The cached row for `id`.
     public func snapshot(for id: ObjectID) -> RowSnapshot? {
-        rows.withLock { $0[id] }
+        if isBypassed { return nil }
+        return rows.withLock { $0[id] }
     }
 
     /// Stores rows, replacing older versions.
     public func store(_ snapshots: some Collection<RowSnapshot>) {
-        guard !snapshots.isEmpty else { return }
+        guard !snapshots.isEmpty, !isBypassed else { return }
         rows.withLock { rows in insert(snapshots, into: &rows) }
     }
 
@@ -66,15 +84,13 @@ public final class RowCache: Sendable {
     /// Stores rows read after `mark` was taken, unless a row was removed since (then the rows
     /// might include one that is gone; they are simply not cached).
     public func store(_ snapshots: some Collection<RowSnapshot>, readSince mark: UInt64) {
-        guard !snapshots.isEmpty else { return }
+        guard !snapshots.isEmpty, !isBypassed else { return }
         rows.withLock { rows in
             // Removals count up under the same lock, so this check and the insert are atomic.
             guard removals.load(ordering: .relaxed) == mark else { return }
             insert(snapshots, into: &rows)
         }
     }
-
-
 
     /// Forgets one row.
     public func remove(_ id: ObjectID) {
