@@ -142,6 +142,30 @@ struct RegistryTests {
         #expect(registry.liveObjects().count == 300)
     }
 
+    @Test("a sweep releasing a few entries removes just theirs, even one whose object's ID moved on")
+    func sweepOfAFewKeepsTheRest() throws {
+        var objects = try Self.looseObjects(1_000)
+        var registry = ObjectRegistry()
+        for object in objects { registry.insert(object) }
+        let ids = objects.map(\.objectID)
+        // The object at 5 takes another ID without its entry being moved: its entry is still
+        // under its old ID, and has to go when the object is released.
+        objects[5].objectID = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: 50_000)
+        let kept = objects.indices.filter { $0 % 10 != 5 }
+        objects = kept.map { objects[$0] }
+        registry.sweep()
+        #expect(registry.takeDropped().count == 100)
+        #expect(registry.count == 900)
+        for (offset, id) in ids.enumerated() {
+            if offset % 10 == 5 {
+                #expect(registry.live(id) == nil, "\(id) released")
+            } else {
+                #expect(registry.live(id) === objects[kept.firstIndex(of: offset)!], "\(id) kept")
+            }
+        }
+        #expect(registry.liveObjects().count == 900)
+    }
+
     @Test("re-keying moves an entry; removing and emptying let objects only the registry held go")
     func rekeyRemoveAndEmpty() throws {
         let objects = try Self.looseObjects(3)
