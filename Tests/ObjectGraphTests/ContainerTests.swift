@@ -263,6 +263,57 @@ struct RowCacheTests {
         #expect(cache.snapshot(for: Self.row(2).objectID) != nil)
     }
 
+    @Test("batches kept for later indexing give the answers eager indexing gives")
+    func deferredBatchesAnswerAsIfIndexed() {
+        let cache = RowCache(capacity: 1_000)
+        cache.store((1...100).map { Self.row($0, version: 2, "v2") })
+        // An older read of row 5 in a later batch must not replace the newer row, a newer
+        // single row must, and a newer row in a later batch replaces an older one.
+        cache.store((1...20).map { Self.row($0, version: $0 == 5 ? 1 : 3, $0 == 5 ? "v1" : "v3") })
+        cache.store([Self.row(7, version: 9, "v9")])
+        #expect(cache.snapshot(for: Self.row(5).objectID)?.attributes == [.string("v2")])
+        #expect(cache.snapshot(for: Self.row(6).objectID)?.attributes == [.string("v3")])
+        #expect(cache.snapshot(for: Self.row(7).objectID)?.attributes == [.string("v9")])
+        #expect(cache.snapshot(for: Self.row(50).objectID)?.attributes == [.string("v2")])
+        #expect(cache.count == 100)
+
+        // Removal reaches rows of a batch not indexed yet, and a read from before a removal
+        // is not cached, whether its batch is large or small.
+        cache.store((101...200).map { Self.row($0) })
+        let mark = cache.readMark
+        cache.remove(Self.row(150).objectID)
+        #expect(cache.snapshot(for: Self.row(150).objectID) == nil)
+        cache.store((201...300).map { Self.row($0) }, readSince: mark)
+        cache.store([Self.row(301)], readSince: mark)
+        #expect(cache.snapshot(for: Self.row(250).objectID) == nil && cache.snapshot(for: Self.row(301).objectID) == nil)
+        cache.store((201...300).map { Self.row($0) }, readSince: cache.readMark)
+        #expect(cache.snapshot(for: Self.row(250).objectID) != nil)
+        #expect(cache.count == 299)
+        cache.removeAll()
+        cache.store((1...50).map { Self.row($0) })
+        cache.removeAll()
+        #expect(cache.count == 0 && cache.snapshot(for: Self.row(1).objectID) == nil)
+
+        // A lookup of another entity's row answers without indexing; one of the batch's does.
+        let tag = ObjectID(entityName: "Tag", storeIdentifier: "S", primaryKey: 1)
+        cache.store([RowSnapshot(objectID: tag, version: 1, attributes: [.string("t")], toOne: [])])
+        cache.store((1...40).map { Self.row($0, version: 4, "v4") })
+        #expect(cache.snapshot(for: tag)?.attributes == [.string("t")])
+        cache.store((1...40).map { Self.row($0, version: 3, "v3") })
+        #expect(cache.snapshot(for: Self.row(40).objectID)?.attributes == [.string("v4")], "batches indexed in the order they came")
+        #expect(cache.count == 41)
+    }
+
+    @Test("batches kept for later never take the cache past its capacity")
+    func deferredBatchesStayWithinCapacity() {
+        let cache = RowCache(capacity: 100)
+        for start in stride(from: 1, through: 1_000, by: 40) {
+            cache.store((Int64(start)..<Int64(start + 40)).map { Self.row($0) })
+            #expect(cache.count <= 100)
+        }
+        #expect(cache.snapshot(for: Self.row(1_000).objectID) != nil, "the newest row is kept")
+    }
+
     @Test func coordinatorUsesItsCacheAcrossContexts() throws {
         let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("text", .string) } }
         let coordinator = PersistentStoreCoordinator(model: model, rowCacheCapacity: 50)

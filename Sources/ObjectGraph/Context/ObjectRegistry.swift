@@ -153,8 +153,10 @@ struct ObjectRegistry {
         if released.count * 2 >= positions.count {
             for position in released { vacate(position) }
             // Every entry leads to a registered object, and only the released were vacated.
+            // The table keeps its size, as deleting would have: registering as many objects
+            // again (the next fetches) would otherwise grow it again step by step.
             var kept: [ObjectID: Int] = [:]
-            kept.reserveCapacity(positions.count - released.count)
+            kept.reserveCapacity(positions.capacity)
             for (id, position) in positions where objects[position] != nil { kept[id] = position }
             positions = kept
         } else {

@@ -6,8 +6,24 @@ import Synchronization
 /// The cache is bounded: past its capacity it drops everything and refills (rows are cheap to
 /// reload, and a bounded cache keeps iterating a million rows in bounded memory). Saves
 /// through the coordinator update it; a refresh evicts the refreshed row.
+///
+/// A batch of rows (a fetch's) is kept as it came and indexed only when the cache is next
+/// looked up or changed: most fetched rows are never asked for again (the fetching context's
+/// objects hold them), and hashing each into the table as it arrived was a seventh of fetching
+/// 1,000 chats' messages (measured). Indexing later applies the same rules in the same order,
+/// so every answer is the one eager insertion would have given.
 public final class RowCache: Sendable {
-    private let rows = Guarded<[ObjectID: RowSnapshot]>([:])
+    /// The indexed rows, and batches stored since, oldest first, not yet indexed.
+    private struct Storage {
+        var table: [ObjectID: RowSnapshot] = [:]
+        var pending: [[RowSnapshot]] = []
+        var pendingCount = 0
+        /// The entities with pending rows: a lookup of another entity's row (the destinations
+        /// of a prefetch, after its sources were fetched) leaves the batches pending.
+        var pendingEntities: [UInt32] = []
+    }
+
+    private let rows = Guarded<Storage>(Storage())
     /// Counts removals, so that rows read before a removal are not cached after it: a context
     /// reading a row while another context's save deletes it must not put the deleted row back.
     private let removals = Atomic<UInt64>(0)
@@ -18,6 +34,8 @@ public final class RowCache: Sendable {
     public let capacity: Int
     /// The rows the table first makes room for.
     private static let initialRows = 16_384
+    /// Batches of at most this many rows are indexed at once (deferring them saves nothing).
+    private static let smallBatch = 16
 
     /// Creates a cache holding at most `capacity` rows.
     public init(capacity: Int = 100_000) { self.capacity = capacity }
@@ -36,7 +54,7 @@ public final class RowCache: Sendable {
         rows.withLock { rows in
             if value {
                 removals.add(1, ordering: .releasing)
-                rows = [:]
+                rows = Storage()
             }
             bypassed.store(value, ordering: .relaxed)
         }
@@ -45,16 +63,47 @@ public final class RowCache: Sendable {
     /// The cached row for `id`.
     public func snapshot(for id: ObjectID) -> RowSnapshot? {
         if isBypassed { return nil }
-        return rows.withLock { $0[id] }
+        return rows.withLock { rows in
+            if rows.pendingEntities.contains(id.entityToken) { Self.indexPending(&rows, capacity: capacity) }
+            return rows.table[id]
+        }
     }
 
     /// Stores rows, replacing older versions.
     public func store(_ snapshots: some Collection<RowSnapshot>) {
         guard !snapshots.isEmpty, !isBypassed else { return }
-        rows.withLock { rows in insert(snapshots, into: &rows) }
+        rows.withLock { rows in add(snapshots, to: &rows) }
     }
 
-    private func insert(_ snapshots: some Collection<RowSnapshot>, into rows: inout [ObjectID: RowSnapshot]) {
+    /// Keeps a large batch for later indexing (while the rows kept stay within the capacity),
+    /// or indexes it now.
+    private func add(_ snapshots: some Collection<RowSnapshot>, to rows: inout Storage) {
+        if snapshots.count > Self.smallBatch && rows.table.count + rows.pendingCount + snapshots.count <= capacity {
+            var last: UInt32?
+            for snapshot in snapshots where snapshot.objectID.entityToken != last {
+                last = snapshot.objectID.entityToken
+                if !rows.pendingEntities.contains(snapshot.objectID.entityToken) { rows.pendingEntities.append(snapshot.objectID.entityToken) }
+            }
+            rows.pending.append(Array(snapshots))
+            rows.pendingCount += snapshots.count
+            return
+        }
+        Self.indexPending(&rows, capacity: capacity)
+        Self.insert(snapshots, into: &rows.table, capacity: capacity)
+    }
+
+    /// Indexes the pending batches, oldest first.
+    @inline(__always)
+    private static func indexPending(_ rows: inout Storage, capacity: Int) {
+        guard !rows.pending.isEmpty else { return }
+        let batches = rows.pending
+        rows.pending = []
+        rows.pendingCount = 0
+        rows.pendingEntities = []
+        for batch in batches { insert(batch, into: &rows.table, capacity: capacity) }
+    }
+
+    private static func insert(_ snapshots: some Collection<RowSnapshot>, into rows: inout [ObjectID: RowSnapshot], capacity: Int) {
         // Two sizes: first room for 16,384 rows (or the batch), then the full capacity at once.
         // Not the full capacity up front: a table sized for 100,000 rows is 7 MB that the first
         // few hundred faults scatter over, touching (and zeroing) every page of it — 60% of
@@ -63,7 +112,7 @@ public final class RowCache: Sendable {
         // fetch's time; 4× steps still cost fetching 1,000 chats' messages 8%, measured).
         let needed = rows.count + snapshots.count
         if rows.capacity < needed && rows.capacity < capacity {
-            rows.reserveCapacity(min(capacity, rows.capacity == 0 ? max(needed, Self.initialRows) : capacity))
+            rows.reserveCapacity(min(capacity, rows.capacity == 0 ? max(needed, initialRows) : capacity))
         }
         for snapshot in snapshots {
             // Replace unless the cached row is newer (an older read must never overwrite a
@@ -88,7 +137,7 @@ public final class RowCache: Sendable {
         rows.withLock { rows in
             // Removals count up under the same lock, so this check and the insert are atomic.
             guard removals.load(ordering: .relaxed) == mark else { return }
-            insert(snapshots, into: &rows)
+            add(snapshots, to: &rows)
         }
     }
 
@@ -96,7 +145,8 @@ public final class RowCache: Sendable {
     public func remove(_ id: ObjectID) {
         _ = rows.withLock { rows in
             removals.add(1, ordering: .releasing)
-            return rows.removeValue(forKey: id)
+            Self.indexPending(&rows, capacity: capacity)
+            return rows.table.removeValue(forKey: id)
         }
     }
 
@@ -104,7 +154,8 @@ public final class RowCache: Sendable {
     public func remove(_ ids: some Sequence<ObjectID>) {
         rows.withLock { rows in
             removals.add(1, ordering: .releasing)
-            for id in ids { rows.removeValue(forKey: id) }
+            Self.indexPending(&rows, capacity: capacity)
+            for id in ids { rows.table.removeValue(forKey: id) }
         }
     }
 
@@ -112,10 +163,15 @@ public final class RowCache: Sendable {
     public func removeAll() {
         rows.withLock { rows in
             removals.add(1, ordering: .releasing)
-            rows.removeAll()
+            rows = Storage()
         }
     }
 
     /// The number of cached rows.
-    public var count: Int { rows.withLock { $0.count } }
+    public var count: Int {
+        rows.withLock { rows in
+            Self.indexPending(&rows, capacity: capacity)
+            return rows.table.count
+        }
+    }
 }
