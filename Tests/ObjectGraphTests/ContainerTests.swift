@@ -289,6 +289,16 @@ struct RowCacheTests {
         cache.store((201...300).map { Self.row($0) }, readSince: cache.readMark)
         #expect(cache.snapshot(for: Self.row(250).objectID) != nil)
         #expect(cache.count == 299)
+        // Removing nothing (a save without deletions) still turns away reads from before it.
+        let before = cache.readMark
+        cache.remove([ObjectID]())
+        #expect(cache.readMark != before)
+        cache.store((301...340).map { Self.row($0) }, readSince: before)
+        #expect(cache.snapshot(for: Self.row(320).objectID) == nil)
+        // A removal indexes the pending batches first: a newer row in one replaces the table's.
+        cache.store((1...40).map { Self.row($0, version: 8, "v8") })
+        cache.remove([Self.row(300).objectID])
+        #expect(cache.snapshot(for: Self.row(30).objectID)?.attributes == [.string("v8")])
         cache.removeAll()
         cache.store((1...50).map { Self.row($0) })
         cache.removeAll()

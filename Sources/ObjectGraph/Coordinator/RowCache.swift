@@ -150,10 +150,16 @@ public final class RowCache: Sendable {
         }
     }
 
-    /// Forgets rows.
-    public func remove(_ ids: some Sequence<ObjectID>) {
+    /// Forgets rows. Even an empty removal counts for ``readMark``: every save passes its
+    /// deletions, mostly none, and a read from before a save is then not cached after it
+    /// (rows a child context reads from its parent keep their versions across a sibling's
+    /// save, so versions cannot tell). It leaves the pending batches pending.
+    public func remove(_ ids: some Collection<ObjectID>) {
         rows.withLock { rows in
             removals.add(1, ordering: .releasing)
+            guard !ids.isEmpty else { return }
+            // Indexed before removing, not dropped: a pending batch may hold a row newer than
+            // the table's (a save's updates), and dropping it would leave the older one.
             Self.indexPending(&rows, capacity: capacity)
             for id in ids { rows.table.removeValue(forKey: id) }
         }
