@@ -93,7 +93,7 @@ extension ManagedObjectContext {
             object.attributeValues = row.attributes
             for attribute in entity.attributes where attribute.isTransient { object.attributeValues[attribute.slot] = attribute.defaultValue }
             object.toOneValues = row.toOne
-            object.toManyStates = Array(repeating: .empty, count: entity.toManyRelationships.count)
+            object.toManyStates = Array(repeating: .inserted, count: entity.toManyRelationships.count)
             object.isFaultStorage = false
             object.isInsertedStorage = true
             register(object)

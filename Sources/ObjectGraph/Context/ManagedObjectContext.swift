@@ -285,7 +285,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.contextStorage = self
         object.attributeValues = entity.attributes.map(\.defaultValue)
         object.toOneValues = Array(repeating: nil, count: entity.toOneRelationships.count)
-        object.toManyStates = Array(repeating: .empty, count: entity.toManyRelationships.count)
+        object.toManyStates = Array(repeating: .inserted, count: entity.toManyRelationships.count)
         object.isFaultStorage = false
         object.isInsertedStorage = true
         register(object)

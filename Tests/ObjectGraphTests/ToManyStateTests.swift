@@ -1,0 +1,65 @@
+import Foundation
+@testable import ObjectGraph
+import Testing
+
+/// An inserted object's to-many state reads its additions from its members; every way of
+/// changing it must leave the same members, additions and removals as two separate sets did.
+@Suite("To-many state")
+struct ToManyStateTests {
+    static func id(_ key: Int64) -> ObjectID { ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: key) }
+
+    @Test("an inserted object's additions are its members, through adds and removes")
+    func insertedStateMirrorsMembers() {
+        var state = ToManyState.inserted
+        let added = [state.add(Self.id(1)), state.add(Self.id(2)), state.add(Self.id(3)), state.add(Self.id(2))]
+        #expect(added == [true, true, true, false], "the second add of 2 adds nothing")
+        let removed = [state.remove(Self.id(1)), state.remove(Self.id(9))]
+        #expect(removed == [true, false], "9 was not a member")
+        #expect(state.members.map(Array.init) == [Self.id(2), Self.id(3)])
+        #expect(Array(state.added) == [Self.id(2), Self.id(3)])
+        #expect(state.removed == [Self.id(1)], "a permanent ID removed is recorded for the store")
+        let mirrored = state.addMirroring(Self.id(3))
+        #expect(!mirrored, "a member of an inserted object needs no recording")
+        #expect(state.hasChanges)
+    }
+
+    @Test("changing an inserted object's members from outside keeps the additions as they were")
+    func outsideChangesSeparateTheAdditions() {
+        var state = ToManyState.inserted
+        state.add(Self.id(1))
+        state.add(Self.id(2))
+        // A move reorders the members; the additions stay in the order they were made.
+        state.members = [Self.id(2), Self.id(1)]
+        #expect(Array(state.added) == [Self.id(1), Self.id(2)])
+        state.add(Self.id(3))
+        #expect(Array(state.added) == [Self.id(1), Self.id(2), Self.id(3)])
+        state.members?.remove(Self.id(3))
+        #expect(Array(state.added) == [Self.id(1), Self.id(2), Self.id(3)], "an in-place change separates them too")
+        state.added.remove(Self.id(3))
+        #expect(state.members.map(Array.init) == [Self.id(2), Self.id(1)])
+
+        var faulted = ToManyState.inserted
+        faulted.add(Self.id(4))
+        faulted.members = nil
+        #expect(Array(faulted.added) == [Self.id(4)], "turning it into a fault keeps the additions")
+        faulted.load(stored: [Self.id(5)])
+        #expect(faulted.members.map(Array.init) == [Self.id(5), Self.id(4)])
+    }
+
+    @Test("a save remaps an inserted object's members and additions together, then forgets the additions")
+    func remapAndCommit() throws {
+        let temporary = try TemporaryIDMapTests.temporaries(3)
+        var state = ToManyState.inserted
+        for id in temporary { state.add(id) }
+        let permanent = (1...3).map { Self.id(Int64($0) + 100) }
+        state.remap(TemporaryIDMap(temporary, to: permanent))
+        #expect(state.members.map(Array.init) == permanent)
+        #expect(Array(state.added) == permanent)
+        #expect(state.removed.isEmpty, "temporary IDs are never recorded as removed")
+        state.commit()
+        #expect(state.added.isEmpty && !state.hasChanges)
+        #expect(state.members.map(Array.init) == permanent, "the members stay")
+        state.add(Self.id(7))
+        #expect(Array(state.added) == [Self.id(7)], "after the save only new additions count")
+    }
+}
