@@ -162,7 +162,11 @@ extension SQLiteStore {
                 var members: [ObjectID] = []
                 func flush() {
                     if let current { result[current.id] = members }
+                    // Room for as many as the last source had: appending to an empty array
+                    // reallocated it at every doubling (four times for ten members).
+                    let last = members.count
                     members = []
+                    members.reserveCapacity(max(last, 4))
                 }
                 while try statement.step() {
                     let key = statement.int64(0)

@@ -35,8 +35,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var toManyStates: [ToManyState]
     /// What the store held when the object was last loaded or saved; `nil` for new objects.
     @exclusivity(unchecked) var committedSnapshot: RowSnapshot?
-    @exclusivity(unchecked) var changedAttributeSlots: SlotSet = []
-    @exclusivity(unchecked) var changedToOneSlots: SlotSet = []
+    @exclusivity(unchecked) var changedAttributeSlots = SlotSet()
+    @exclusivity(unchecked) var changedToOneSlots = SlotSet()
     @exclusivity(unchecked) var isFaultStorage: Bool
     @exclusivity(unchecked) var isInsertedStorage = false
     @exclusivity(unchecked) var isDeletedStorage = false
