@@ -10,6 +10,9 @@ extension LMDBStore {
         /// The entity's code in rows.
         let code: UInt16
         let entity: EntityDescription
+        /// The entity's indexed attributes, found once (every written row asks, and looking
+        /// them up by entity name hashed the name twice per row).
+        let indexes: [AttributeDescription]
     }
 
     /// The hierarchy's rows, key and entity of one of this store's IDs, or `nil` for a foreign ID.

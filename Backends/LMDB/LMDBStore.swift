@@ -71,7 +71,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         var routes: [ObjectID.Namespace: Route] = [:]
         for (code, namespace) in codec.namespaces.enumerated() {
             guard let entity = request.model.entity(named: layout.entityNames[code]), let rows = handles.rows[entity.rootName] else { continue }
-            routes[namespace] = Route(rows: rows, code: UInt16(code), entity: entity)
+            routes[namespace] = Route(rows: rows, code: UInt16(code), entity: entity, indexes: layout.indexes(of: entity))
         }
         self.routes = routes
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
