@@ -239,7 +239,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @inline(__always)
     func releaseDroppedObjects() {
         guard !registry.dropped.isEmpty else { return }
-        _ = registry.takeDropped()
+        var taken = registry.takeDropped()
+        // Released here, outside every access to the registry; the buffer is kept for reuse.
+        taken.removeAll(keepingCapacity: true)
+        registry.recycle(taken)
     }
 
     /// Every registered object something besides the registry holds, in no particular order.

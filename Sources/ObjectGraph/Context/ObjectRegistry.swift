@@ -26,6 +26,10 @@ struct ObjectRegistry {
     private var vacant: [Int] = []
     /// Objects dropped and not yet released (see the type's summary).
     private(set) var dropped: [ManagedObject] = []
+    /// An emptied `dropped` buffer handed back (``recycle(_:)``), reused by the next
+    /// ``takeDropped()``: a loop faulting one object at a time drops one object per fault, and
+    /// a fresh array for each was an allocation per fault.
+    private var spare: [ManagedObject] = []
 
     /// The number of entries, released objects not yet swept included.
     var count: Int { positions.count }
@@ -188,10 +192,18 @@ struct ObjectRegistry {
         return (objects, dropped)
     }
 
-    /// The dropped objects, for the caller to release once its access to the registry ended.
+    /// The dropped objects, for the caller to release once its access to the registry ended
+    /// (and then to hand back emptied, with ``recycle(_:)``).
     mutating func takeDropped() -> [ManagedObject] {
-        defer { dropped = [] }
-        return dropped
+        var taken = spare
+        spare = []
+        swap(&taken, &dropped)
+        return taken
+    }
+
+    /// Keeps an emptied array from ``takeDropped()`` for the next one.
+    mutating func recycle(_ buffer: [ManagedObject]) {
+        if buffer.isEmpty && spare.capacity < buffer.capacity { spare = buffer }
     }
 
     // MARK: Storage
