@@ -109,9 +109,18 @@ final class AutomaticMerge {
     private let observer: any NSObjectProtocol
 
     init(_ context: ManagedObjectContext) {
+        // What the context saves into and its parent, taken now, on the thread turning merging
+        // on (both are fixed for the context's life). The observer runs on the thread of every
+        // context that saves, of any coordinator; reading this context's properties there, for
+        // saves that do not concern it, was a data race under ThreadSanitizer (nothing orders
+        // this context's creation before an unrelated context's save). It reads only the
+        // sender, on the sender's own queue, and these.
+        let target = ObjectIdentifier(context.saveTarget)
+        let parent = context.parent.map(ObjectIdentifier.init)
         observer = NotificationCenter.default.addObserver(forName: .objectGraphContextDidSave, object: nil, queue: nil) { [weak context] note in
-            guard let context, let sender = note.object as? ManagedObjectContext, sender !== context,
-                  sender.saveTarget === context.saveTarget || sender === context.parent,
+            guard let sender = note.object as? ManagedObjectContext,
+                  ObjectIdentifier(sender.saveTarget) == target || ObjectIdentifier(sender) == parent,
+                  let context, sender !== context,
                   let changes = note.userInfo?[ContextDidSave.key] as? ContextDidSave else { return }
             context.enqueue { [weak context] in try? context?.mergeChanges(fromContextDidSave: changes) }
         }
