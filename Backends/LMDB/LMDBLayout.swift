@@ -41,9 +41,6 @@ struct LMDBLayout: Sendable {
             }
         }
         indexedAttributes = indexed
-        indexesByEntity = Dictionary(uniqueKeysWithValues: entities.map { entity in
-            (entity.name, entity.attributes.filter { indexed[Self.key($0)] != nil })
-        })
         let toMany = entities.flatMap { entity in entity.toManyRelationships.filter { $0.entityName == entity.name && !$0.isTransient } }
         toManyRelationships = toMany
         toManyReaching = Dictionary(uniqueKeysWithValues: entities.map { entity in
@@ -81,12 +78,11 @@ struct LMDBLayout: Sendable {
     /// rows rebuilt the relationship list and looked up each destination per row (a sixth of
     /// the save, measured).
     let toManyReaching: [String: [RelationshipDescription]]
-    private let indexesByEntity: [String: [AttributeDescription]]
 
-    /// The indexed attributes `entity` has (declared or inherited): asked for every written or
-    /// deleted row, so looked up rather than filtered each time.
+    /// The indexed attributes `entity` has (declared or inherited). Found once per entity, for
+    /// its route (`Route.indexes`), which every written or deleted row uses.
     func indexes(of entity: EntityDescription) -> [AttributeDescription] {
-        indexesByEntity[entity.name] ?? entity.attributes.filter { indexedAttributes[Self.key($0)] != nil }
+        entity.attributes.filter { indexedAttributes[Self.key($0)] != nil }
     }
 
     /// Whether members are kept as one ordered list value rather than sorted duplicates.

@@ -362,9 +362,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         // Sorting plain integers, the objects left in place and picked by position afterwards:
         // moving object references in the sort retained and released them at every move.
         var unsorted: [ManagedObject] = []
-        unsorted.reserveCapacity(objects.underestimatedCount)
+        unsorted.reserveCapacity(objects.count)
         var keyed: [(rank: UInt8, key: Int64, position: Int)] = []
-        keyed.reserveCapacity(objects.underestimatedCount)
+        keyed.reserveCapacity(objects.count)
         for (id, object) in objects {
             keyed.append((id.isTemporary ? 1 : 0, id.value, unsorted.count))
             unsorted.append(object)
@@ -373,8 +373,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return keyed.map { unsorted[$0.position] }
     }
 
-    /// Objects that all have temporary IDs numbered closely (a context's inserts), placed by
-    /// number in one pass instead of sorted: the inserts of a bulk save come out of a set in
+    /// Objects that all have temporary IDs numbered closely (a context's inserts), placed in a
+    /// table by number instead of sorted: the inserts of a bulk save come out of a set in
     /// hash order, and ordering 100,000 of them was a seventh of the save (perf, LMDB). `nil`
     /// when the IDs are not all temporary, or spread too far for a table of their range.
     private static func placedByCreation(_ objects: some Collection<(key: ObjectID, value: ManagedObject)>) -> [ManagedObject]? {

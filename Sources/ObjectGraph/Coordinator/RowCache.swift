@@ -142,13 +142,7 @@ public final class RowCache: Sendable {
     }
 
     /// Forgets one row.
-    public func remove(_ id: ObjectID) {
-        _ = rows.withLock { rows in
-            removals.add(1, ordering: .releasing)
-            Self.indexPending(&rows, capacity: capacity)
-            return rows.table.removeValue(forKey: id)
-        }
-    }
+    public func remove(_ id: ObjectID) { remove(CollectionOfOne(id)) }
 
     /// Forgets rows. Even an empty removal counts for ``readMark``: every save passes its
     /// deletions, mostly none, and a read from before a save is then not cached after it
