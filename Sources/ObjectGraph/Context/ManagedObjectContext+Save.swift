@@ -15,12 +15,14 @@ extension ManagedObjectContext {
         try checkQueue("save()")
         try processPendingChanges()
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
-        for object in Array(insertedStorage) + Array(updatedStorage.values) { object.willSave() }
+        // (Loops over copies: willSave may insert, change or delete objects.)
+        for object in insertedStorage { object.willSave() }
+        for object in Array(updatedStorage.values) { object.willSave() }
         for object in Array(deletedStorage.values) { object.willSave() }
         try processPendingChanges()
         dropReferencesToDiscardedInserts()
 
-        let inserted = inSaveOrder(insertedStorage.lazy.map { (key: $0.objectID, value: $0) })
+        let inserted = insertedInSaveOrder()
         let updated = inSaveOrder(updatedStorage)
         let deleted = inSaveOrder(deletedStorage)
         var validator = Validator(context: self)
@@ -217,7 +219,7 @@ extension ManagedObjectContext {
             object.isInaccessibleStorage = true
             object.isDeletedStorage = false
         }
-        insertedStorage = []
+        insertedStorage.removeAll()
         updatedStorage = [:]
         deletedStorage = [:]
         discardedInserts = [:]
@@ -251,7 +253,7 @@ extension ManagedObjectContext {
             object.turnIntoFault()
             object.didTurnIntoFault()
         }
-        insertedStorage = []
+        insertedStorage.removeAll()
         updatedStorage = [:]
         deletedStorage = [:]
         pendingDeletes = []
@@ -276,7 +278,7 @@ extension ManagedObjectContext {
         retained = [:]
         sweepThreshold = 4096
         undoStack?.removeAllActions()
-        insertedStorage = []
+        insertedStorage.removeAll()
         updatedStorage = [:]
         deletedStorage = [:]
         pendingDeletes = []

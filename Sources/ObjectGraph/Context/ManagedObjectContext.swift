@@ -41,11 +41,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var registry = ObjectRegistry()
     /// Strong references for ``retainsRegisteredObjects``.
     @exclusivity(unchecked) var retained: [ObjectID: ManagedObject] = [:]
-    // Hash tables: cascades remove objects from these sets one at a time, which must stay
-    // O(1). Saves sort them once (``inSaveOrder(_:)``) so change sets are deterministic.
-    // Inserted objects are a set of objects, not keyed by ID: their IDs change at the save,
-    // and re-keying 100,000 entries was a third of giving them permanent IDs (measured).
-    @exclusivity(unchecked) var insertedStorage: Set<ManagedObject> = []
+    // Cascades remove objects from these one at a time, which must stay O(1). Saves order
+    // them once (``inSaveOrder(_:)``) so change sets are deterministic. Inserted objects are
+    // not keyed by ID: their IDs change at the save, and re-keying 100,000 entries was a third
+    // of giving them permanent IDs (measured); they keep insertion order (see InsertedObjects).
+    @exclusivity(unchecked) var insertedStorage = InsertedObjects()
     @exclusivity(unchecked) var updatedStorage: [ObjectID: ManagedObject] = [:]
     @exclusivity(unchecked) var deletedStorage: [ObjectID: ManagedObject] = [:]
     /// Deleted objects whose delete rules have not been applied yet.
@@ -323,7 +323,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Objects inserted since the last save.
     public var insertedObjects: Set<ManagedObject> {
         requireQueue("insertedObjects")
-        return insertedStorage
+        return Set(insertedStorage)
     }
 
     /// Objects with unsaved changes (not inserted or deleted ones).
@@ -354,6 +354,23 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func resetStatistics() {
         requireQueue("resetStatistics()")
         statisticsStorage = ContextStatistics()
+    }
+
+    /// The inserted objects in save order (by creation): the insertion order itself when it
+    /// is already that, as for objects created into this context, else sorted.
+    func insertedInSaveOrder() -> [ManagedObject] {
+        var ordered: [ManagedObject] = []
+        ordered.reserveCapacity(insertedStorage.count)
+        var previous = Int64.min
+        var ascending = true
+        for object in insertedStorage {
+            let id = object.objectID
+            if !id.isTemporary || id.value <= previous { ascending = false }
+            previous = id.value
+            ordered.append(object)
+        }
+        if ascending { return ordered }
+        return inSaveOrder(ordered.lazy.map { (key: $0.objectID, value: $0) })
     }
 
     /// The objects of a change set in a stable order: by primary key, unsaved ones by creation.

@@ -43,6 +43,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var isUpdatedStorage = false
     /// Set when the record turned out not to exist (deleted elsewhere).
     @exclusivity(unchecked) var isInaccessibleStorage = false
+    /// The object's position in its context's ``InsertedObjects``, -1 for none (a hint checked
+    /// against the list, so a stale value after a reset or save is harmless).
+    @exclusivity(unchecked) var insertedPosition: Int32 = -1
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
