@@ -70,24 +70,31 @@ extension SQLiteStore {
         // Rows of one entity with the same changed columns mostly come together: their
         // statement is looked up once per run, not per row.
         var currentUpdate: (layout: SQLiteSchema.EntityLayout, attributes: SlotSet?, toOne: SlotSet?, statement: SQLiteStatement)?
-        for update in changes.updated {
-            let (root, pk, layout) = try root(of: update.values.objectID)
+        // Read in place by index: copying each update out retained its arrays, and touching
+        // those cold headers was a twentieth of updating 10,000 rows (perf).
+        for index in changes.updated.indices {
+            let id = changes.updated[index].values.objectID
+            let (root, pk, layout) = try root(of: id)
             let statement: SQLiteStatement
-            if let run = currentUpdate, run.layout === layout, run.attributes == update.changedAttributes, run.toOne == update.changedToOne {
+            if let run = currentUpdate, run.layout === layout, run.attributes == changes.updated[index].changedAttributes,
+               run.toOne == changes.updated[index].changedToOne {
                 run.statement.reset()
                 statement = run.statement
             } else {
-                statement = try connection.prepare(layout.updateSQL(attributes: update.changedAttributes, toOne: update.changedToOne))
-                currentUpdate = (layout, update.changedAttributes, update.changedToOne, statement)
+                let attributes = changes.updated[index].changedAttributes, toOne = changes.updated[index].changedToOne
+                statement = try connection.prepare(layout.updateSQL(attributes: attributes, toOne: toOne))
+                currentUpdate = (layout, attributes, toOne, statement)
             }
-            try statement.bind(update.values.version, at: 1)
-            let next = try bindColumns(of: update.values, layout, to: statement, from: 2, attributes: update.changedAttributes, toOne: update.changedToOne)
+            try statement.bind(changes.updated[index].values.version, at: 1)
+            let next = try bindColumns(of: changes.updated[index].values, layout, to: statement, from: 2,
+                                       attributes: changes.updated[index].changedAttributes, toOne: changes.updated[index].changedToOne)
+            let expectedVersion = changes.updated[index].expectedVersion
             try statement.bind(pk, at: next)
-            try statement.bind(update.expectedVersion, at: next + 1)
+            try statement.bind(expectedVersion, at: next + 1)
             try statement.run()
             if connection.changes == 0 {
-                let stored = try storedSnapshot(connection, update.values.objectID, root: root, pk: pk)
-                conflicts.append(.init(objectID: update.values.objectID, expectedVersion: update.expectedVersion, storedVersion: stored?.version, storedSnapshot: stored))
+                let stored = try storedSnapshot(connection, id, root: root, pk: pk)
+                conflicts.append(.init(objectID: id, expectedVersion: expectedVersion, storedVersion: stored?.version, storedSnapshot: stored))
             }
         }
         let deletions = try deletionsByRoot(changes.deleted)
