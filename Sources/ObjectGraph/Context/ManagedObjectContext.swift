@@ -36,7 +36,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     let token: Int
 
-    // State below is confined to the context's queue.
+    // State below is confined to the context's queue, which the API checks; the runtime's
+    // dynamic exclusivity checks would add a call to every access (perf), hence `unchecked`.
     /// Every registered object (see ``ObjectRegistry`` for how released objects are let go).
     @exclusivity(unchecked) var registry = ObjectRegistry()
     /// Strong references for ``retainsRegisteredObjects``.
@@ -65,18 +66,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Whether the context keeps strong references to every registered object (by default
     /// only objects with unsaved changes are held strongly; others live while the app holds them).
-    public var retainsRegisteredObjects = false
+    @exclusivity(unchecked) public var retainsRegisteredObjects = false
 
     /// How ``save()`` resolves optimistic-locking conflicts; ``MergePolicy/error`` (throw
     /// ``MergeConflictError``) by default.
-    public var mergePolicy: MergePolicy = .error
+    @exclusivity(unchecked) public var mergePolicy: MergePolicy = .error
     /// Observes other contexts' saves while automatic merging is on (ManagedObjectContext+Merging).
-    var automaticMerge: AutomaticMerge?
+    @exclusivity(unchecked) var automaticMerge: AutomaticMerge?
     /// The parent of a child context (ManagedObjectContext+Nested); `nil` for a root context.
-    var parentStorage: ManagedObjectContext?
+    @exclusivity(unchecked) var parentStorage: ManagedObjectContext?
     /// The undo history: a ``ContextUndoStack`` by default for main-queue contexts, `nil` (no
     /// undo, no recording cost) for private-queue ones. Use it on the context's queue.
-    public var undoStack: ContextUndoStack?
+    @exclusivity(unchecked) public var undoStack: ContextUndoStack?
 
     private static let tokens = Atomic<Int>(0)
 
@@ -286,7 +287,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let entity = object.entity
         noteUndoableChange(object)
         object.contextStorage = self
-        object.attributeValues = entity.attributes.map(\.defaultValue)
+        object.attributeValues = entity.defaultValues
         object.toOneValues = Array(repeating: nil, count: entity.toOneRelationships.count)
         object.toManyStates = Array(repeating: .inserted, count: entity.toManyRelationships.count)
         object.isFaultStorage = false

@@ -41,6 +41,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// A stable hash of the entity's stored shape; two models with equal hashes can share a store.
     public let versionHash: String
     private let propertiesByName: [String: Property]
+    /// Each attribute's default value, by slot: a new object's values start as this array,
+    /// shared until its first change.
+    let defaultValues: [AttributeValue]
     /// The interned name carried by this entity's ``ObjectID``s.
     let nameToken: UInt32
     /// The interned names of ``hierarchyNames``.
@@ -63,6 +66,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.rootName = rootName
         self.isAbstract = isAbstract
         self.attributes = attributes
+        self.defaultValues = attributes.map { $0.defaultValue }
         self.relationships = relationships
         self.toOneRelationships = relationships.filter { !$0.isToMany }
         self.toManyRelationships = relationships.filter { $0.isToMany }

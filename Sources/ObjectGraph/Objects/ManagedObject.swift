@@ -19,7 +19,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The object's entity.
     public let entity: EntityDescription
-    weak var contextStorage: ManagedObjectContext? {
+    @exclusivity(unchecked) weak var contextStorage: ManagedObjectContext? {
         // From `newValue`: reading the weak reference back would cost a load per assignment.
         willSet { contextToken = newValue?.token ?? 0 }
     }
