@@ -33,7 +33,7 @@ extension ManagedObjectContext {
             throw ObjectGraphError(.objectNotFound, objectID: object.objectID, "the record for \(object.objectID) does not exist (deleted by another context or never saved)")
         }
         statisticsStorage.faultsFired += 1
-        object.install(snapshot)
+        object.install(consume snapshot)
         object.awakeFromFetch()
     }
 
@@ -59,7 +59,7 @@ extension ManagedObjectContext {
         for snapshot in try coordinator.snapshots(for: missing, caching: cachingRows) {
             guard let object = byID[snapshot.objectID], object.isFaultStorage else { continue }
             statisticsStorage.faultsFired += 1
-            object.install(snapshot)
+            object.install(consume snapshot)
             object.awakeFromFetch()
         }
     }

@@ -43,7 +43,7 @@ extension ManagedObjectContext {
                         var snapshot = RowSnapshot(objectID: id, version: 0, attributes: [], toOne: [])
                         swap(&snapshot, &rows[position])
                         statisticsStorage.faultsFired += 1
-                        object.install(snapshot)
+                        object.install(consume snapshot)
                         object.awakeFromFetch()
                     }
                     guard let typed = object as? T else { throw Self.wrongClass(object, T.self, entity) }
