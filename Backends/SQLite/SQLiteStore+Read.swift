@@ -69,9 +69,7 @@ extension SQLiteStore {
                 return StoreFetchResult(objectIDs: ids, applied: applied)
             }
             var rows: [RowSnapshot] = []
-            while try statement.step() {
-                if let row = reader.snapshot(statement) { rows.append(row) }
-            }
+            try reader.appendAll(statement, to: &rows)
             return StoreFetchResult(snapshots: rows, applied: applied)
         }
     }
