@@ -11,58 +11,65 @@ extension LMDBStore {
     /// Answers a fetch completely (predicate, sort and range) in one read transaction.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         let compiled = try request.compiled(in: model)
-        let predicate = compiled.predicate
-        let sort = compiled.sort
         guard let rowsDBI = handles.rows[request.entity.rootName] else {
             throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity \(request.entity.name)")
         }
-        return try read { txn in
-            if case .groups(let grouping) = request.resultType { return try groups(request, grouping, in: txn) }
-            let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
-            let codes = layout.codes(of: request)
-            func matches(_ row: RowSnapshot) throws -> Bool {
-                guard let predicate else { return true }
-                return try evaluator.evaluate(predicate, on: row)
-            }
-            var rows: [RowSnapshot] = []
-            var count = 0
-            let counting = request.resultType == .count
-            // A relationship plan that is the whole predicate selects exactly the matches.
-            var exact = false
-            func candidate(_ pk: Int64, _ code: UInt16) throws {
-                guard codes.contains(code), let bytes = try txn.get(rowsDBI, primaryKey: pk) else { return }
-                let row = try decode(bytes, pk: pk)
-                guard try exact || matches(row) else { return }
-                if counting { count += 1 } else { rows.append(row) }
-            }
-            if let predicate, let plan = try RelationshipPlan.make(predicate, store: self, in: txn) {
-                if counting, let exact = try plan.count(store: self, codes: codes, in: txn) {
-                    return StoreFetchResult(count: request.rangedCount(exact), applied: .all)
-                }
-                exact = plan.isWholePredicate
-                try plan.forEachEntry(store: self, in: txn, candidate)
-            } else if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {
-                try plan.forEachEntry(in: txn, candidate)
-            } else if !counting, let ordered = try indexOrdered(request, sort: sort, txn: txn, codes: codes, rowsDBI: rowsDBI, matches: matches) {
-                return result(ordered, request)
-            } else if !counting && sort.keys.isEmpty {
-                return try scanInKeyOrder(request, rowsDBI: rowsDBI, codes: codes, txn: txn, filtered: predicate != nil, matches: matches)
-            } else {
-                try txn.withCursor(rowsDBI) { cursor in
-                    var entry = try cursor.move(MDB_FIRST)
-                    while let current = entry {
-                        entry = try cursor.move(MDB_NEXT)
-                        guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
-                        let row = try decode(current.value, pk: try PrimaryKeyBytes.decode(current.key))
-                        guard try matches(row) else { continue }
-                        if counting { count += 1 } else { rows.append(row) }
-                    }
-                }
-            }
-            if counting { return StoreFetchResult(count: request.rangedCount(count), applied: .all) }
-            rows = try Self.sorted(rows, by: sort, using: evaluator)
-            return result(slice(rows, offset: request.offset, limit: request.limit), request)
+        // Reached through a pointer: captured by the transaction's closures, the request was
+        // copied into each of them, retaining every part of it (a sixth of a count, perf).
+        return try withUnsafePointer(to: request) { request in
+            try read { txn in try fetch(request.pointee, compiled, rowsDBI: rowsDBI, in: txn) }
         }
+    }
+
+    /// The body of ``fetch(_:)``, inside its read transaction.
+    private func fetch(_ request: StoreFetchRequest, _ compiled: StoreFetchRequest.Compiled, rowsDBI: MDB_dbi, in txn: LMDBTransaction) throws -> StoreFetchResult {
+        let predicate = compiled.predicate
+        let sort = compiled.sort
+        if case .groups(let grouping) = request.resultType { return try groups(request, grouping, in: txn) }
+        let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
+        let codes = layout.codes(of: request)
+        func matches(_ row: RowSnapshot) throws -> Bool {
+            guard let predicate else { return true }
+            return try evaluator.evaluate(predicate, on: row)
+        }
+        var rows: [RowSnapshot] = []
+        var count = 0
+        let counting = request.resultType == .count
+        // A relationship plan that is the whole predicate selects exactly the matches.
+        var exact = false
+        func candidate(_ pk: Int64, _ code: UInt16) throws {
+            guard codes.contains(code), let bytes = try txn.get(rowsDBI, primaryKey: pk) else { return }
+            let row = try decode(bytes, pk: pk)
+            guard try exact || matches(row) else { return }
+            if counting { count += 1 } else { rows.append(row) }
+        }
+        if let predicate, let plan = try RelationshipPlan.make(predicate, store: self, in: txn) {
+            if counting, let exact = try plan.count(store: self, codes: codes, in: txn) {
+                return StoreFetchResult(count: request.rangedCount(exact), applied: .all)
+            }
+            exact = plan.isWholePredicate
+            try plan.forEachEntry(store: self, in: txn, candidate)
+        } else if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {
+            try plan.forEachEntry(in: txn, candidate)
+        } else if !counting, let ordered = try indexOrdered(request, sort: sort, txn: txn, codes: codes, rowsDBI: rowsDBI, matches: matches) {
+            return result(ordered, request)
+        } else if !counting && sort.keys.isEmpty {
+            return try scanInKeyOrder(request, rowsDBI: rowsDBI, codes: codes, txn: txn, filtered: predicate != nil, matches: matches)
+        } else {
+            try txn.withCursor(rowsDBI) { cursor in
+                var entry = try cursor.move(MDB_FIRST)
+                while let current = entry {
+                    entry = try cursor.move(MDB_NEXT)
+                    guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                    let row = try decode(current.value, pk: try PrimaryKeyBytes.decode(current.key))
+                    guard try matches(row) else { continue }
+                    if counting { count += 1 } else { rows.append(row) }
+                }
+            }
+        }
+        if counting { return StoreFetchResult(count: request.rangedCount(count), applied: .all) }
+        rows = try Self.sorted(rows, by: sort, using: evaluator)
+        return result(slice(rows, offset: request.offset, limit: request.limit), request)
     }
 
     /// A scan when no sort is asked: rows come in key order, which is then the answer's order,

@@ -72,10 +72,16 @@ extension PersistentStoreCoordinator {
     func count(_ request: StoreFetchRequest) throws -> Int {
         let entries = try self.entries(holding: request.entity)
         if entries.count == 1 {
-            var countRequest = request
-            countRequest.resultType = .count
             let entry = entries[0]
-            let result = try entry.gate.read { try entry.store.fetch(countRequest) }
+            let result: StoreFetchResult
+            if case .count = request.resultType {
+                // (Not copied to set what is set already: a copy retains every part of the request.)
+                result = try entry.gate.read { try entry.store.fetch(request) }
+            } else {
+                var countRequest = request
+                countRequest.resultType = .count
+                result = try entry.gate.read { try entry.store.fetch(countRequest) }
+            }
             if result.applied.isSuperset(of: .all) { return result.count }
         }
         var full = request
