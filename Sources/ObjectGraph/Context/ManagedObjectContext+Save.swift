@@ -29,7 +29,7 @@ extension ManagedObjectContext {
         try validator.validate(changed: inserted + updated, deleted: deleted)
         if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
 
-        try obtainPermanentIDs(for: inserted)
+        try obtainPermanentIDs(for: inserted, areAllInserted: true)
         // Version conflicts are resolved by the merge policy (ManagedObjectContext+Conflicts).
         try sendSave(inserted: inserted, updated: updated, deleted: deleted)
     }
@@ -70,28 +70,36 @@ extension ManagedObjectContext {
     /// per entity hierarchy.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         try checkQueue("obtainPermanentIDs(for:)")
-        let temporary = objects.filter { $0.objectID.isTemporary && $0.belongs(to: self) }
+        try obtainPermanentIDs(for: objects, areAllInserted: false)
+    }
+
+    /// `areAllInserted`: `objects` are exactly the inserted objects, each once (a save's). Each
+    /// one's references are then remapped in the pass that gives it its ID, instead of in
+    /// another pass over all of them.
+    func obtainPermanentIDs(for objects: [ManagedObject], areAllInserted: Bool) throws {
+        var temporary: [ManagedObject] = []
+        var oldIDs: [ObjectID] = []
+        temporary.reserveCapacity(objects.count)
+        oldIDs.reserveCapacity(objects.count)
+        for object in objects where object.objectID.isTemporary && object.belongs(to: self) {
+            temporary.append(object)
+            oldIDs.append(object.objectID)
+        }
         guard !temporary.isEmpty else { return }
         statisticsStorage.storeRoundTrips += 1
-        let assigned = try coordinator.permanentIDs(for: temporary.map(\.objectID))
-        let map = remapIDs(temporary, to: assigned)
+        let assigned = try coordinator.permanentIDs(for: oldIDs)
+        // Inserted objects that already had permanent IDs are not among `temporary`.
+        let map = remapIDs(temporary, from: oldIDs, to: assigned, coversInserted: areAllInserted && temporary.count == objects.count)
         undoStack?.remap(map)
     }
 
-    /// Gives `objects` the IDs `ids` (aligned), replacing their temporary IDs everywhere they
-    /// occur in the context: registry and the relationships of changed objects
-    /// (only objects with changes can refer to an unsaved object).
+    /// Gives `objects` the IDs `ids` (aligned with `oldIDs`, their current ones), replacing
+    /// their temporary IDs everywhere they occur in the context: registry and the relationships
+    /// of changed objects (only objects with changes can refer to an unsaved object).
+    /// `coversInserted`: `objects` include every inserted object.
     @discardableResult
-    private func remapIDs(_ objects: [ManagedObject], to ids: [ObjectID]) -> TemporaryIDMap {
-        let oldIDs = objects.map(\.objectID)
+    private func remapIDs(_ objects: [ManagedObject], from oldIDs: [ObjectID], to ids: [ObjectID], coversInserted: Bool) -> TemporaryIDMap {
         let map = TemporaryIDMap(oldIDs, to: ids)
-        for (object, new) in zip(objects, ids) {
-            let old = object.objectID
-            if !retained.isEmpty, retained.removeValue(forKey: old) != nil { retained[new] = object }
-            object.objectID = new
-        }
-        registry.rekey(objects, oldIDs: oldIDs, map: map)
-        releaseDroppedObjects()
         func remapReferences(_ object: ManagedObject) {
             for slot in object.toOneValues.indices {
                 if let id = object.toOneValues[slot], id.isTemporary, let new = map[id] { object.toOneValues[slot] = new }
@@ -100,7 +108,16 @@ extension ManagedObjectContext {
                 object.toManyStates[slot].remap(map)
             }
         }
-        for object in insertedStorage { remapReferences(object) }
+        for (object, new) in zip(objects, ids) {
+            if !retained.isEmpty, retained.removeValue(forKey: object.objectID) != nil { retained[new] = object }
+            object.objectID = new
+            if coversInserted { remapReferences(object) }
+        }
+        registry.rekey(objects, oldIDs: oldIDs, map: map)
+        releaseDroppedObjects()
+        if !coversInserted {
+            for object in insertedStorage { remapReferences(object) }
+        }
         for object in updatedStorage.values { remapReferences(object) }
         for object in deletedStorage.values { remapReferences(object) }
         return map
