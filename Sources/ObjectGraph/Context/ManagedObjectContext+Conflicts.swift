@@ -24,7 +24,7 @@ extension ManagedObjectContext {
                 throw MergeConflictError(conflicts: try describe(again), policy: mergePolicy, underlying: again)
             }
         }
-        commitSave(changes, saved: inserted + updated)
+        commitSave(&changes, inserted: inserted, updated: updated)
         undoStack?.removeAllActions()
     }
 

@@ -188,22 +188,18 @@ extension ManagedObjectContext {
         }
     }
 
-    func commitSave(_ changes: StoreChangeSet, saved savedObjects: [ManagedObject]) {
+    /// Makes a landed save the objects' committed state. The rows move out of `changes` into
+    /// the objects (a copy retained each row's arrays, whose memory is cold by now).
+    func commitSave(_ changes: inout StoreChangeSet, inserted: [ManagedObject], updated: [ManagedObject]) {
         var saved = ContextDidSave(inserted: [], updated: [], deleted: [])
         saved.inserted.reserveCapacity(changes.inserted.count)
-        // Inserted rows are in the order of the inserted objects, which come first in
-        // `savedObjects`; updated rows follow the updated objects in order, skipping those
-        // without stored changes, so a cursor pairs them (a dictionary of 10,000 rows cost a
-        // twentieth of an update, measured). Rows the cursor did not pair are looked up below.
+        // Inserted rows are in the order of the inserted objects; updated rows follow the
+        // updated objects in order, skipping those without stored changes, so a cursor pairs
+        // them (a dictionary of 10,000 rows cost a twentieth of an update, measured). Rows the
+        // cursor did not pair are looked up below.
         var nextUpdate = 0
-        for (position, object) in savedObjects.enumerated() {
-            if position < changes.inserted.count && changes.inserted[position].objectID == object.objectID {
-                object.committedSnapshot = changes.inserted[position]
-            } else if nextUpdate < changes.updated.count && changes.updated[nextUpdate].values.objectID == object.objectID {
-                object.committedSnapshot = changes.updated[nextUpdate].values
-                nextUpdate += 1
-            }
-            if object.isInsertedStorage { saved.inserted.insert(object.objectID) } else { saved.updated.insert(object.objectID) }
+        var unpaired: [ManagedObject] = []
+        func commit(_ object: ManagedObject) {
             object.isInsertedStorage = false
             object.isUpdatedStorage = false
             object.changedAttributeSlots = []
@@ -217,9 +213,28 @@ extension ManagedObjectContext {
                 }
             }
         }
-        if nextUpdate < changes.updated.count {
+        for (position, object) in inserted.enumerated() {
+            if position < changes.inserted.count && changes.inserted[position].objectID == object.objectID {
+                object.committedSnapshot = Self.take(&changes.inserted[position])
+            } else {
+                unpaired.append(object)
+            }
+            saved.inserted.insert(object.objectID)
+            commit(object)
+        }
+        for object in updated {
+            if nextUpdate < changes.updated.count && changes.updated[nextUpdate].values.objectID == object.objectID {
+                object.committedSnapshot = Self.take(&changes.updated[nextUpdate].values)
+                nextUpdate += 1
+            } else {
+                unpaired.append(object)
+            }
+            saved.updated.insert(object.objectID)
+            commit(object)
+        }
+        if nextUpdate < changes.updated.count && !unpaired.isEmpty {
             let rows = Dictionary(changes.updated[nextUpdate...].map { ($0.values.objectID, $0.values) }, uniquingKeysWith: { a, _ in a })
-            for object in savedObjects { if let row = rows[object.objectID] { object.committedSnapshot = row } }
+            for object in unpaired { if let row = rows[object.objectID] { object.committedSnapshot = row } }
         }
         let deletedObjects = Array(deletedStorage.values)
         saved.deleted.reserveCapacity(deletedObjects.count)
@@ -240,7 +255,8 @@ extension ManagedObjectContext {
         updatedStorage = [:]
         deletedStorage = [:]
         discardedInserts = [:]
-        for object in savedObjects { object.didSave() }
+        for object in inserted { object.didSave() }
+        for object in updated { object.didSave() }
         // As in Core Data, a saved deletion is a save too: didSave runs with isDeleted still
         // true, after which the object is no longer "deleted and not yet saved".
         for object in deletedObjects {
@@ -248,6 +264,13 @@ extension ManagedObjectContext {
             object.isDeletedStorage = false
         }
         NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
+    }
+
+    /// `row`'s value, leaving an empty row in its place.
+    private static func take(_ row: inout RowSnapshot) -> RowSnapshot {
+        var taken = RowSnapshot(objectID: row.objectID, version: 0, attributes: [], toOne: [])
+        swap(&taken, &row)
+        return taken
     }
 
     /// Discards every unsaved change: inserted objects leave the context, changed and deleted
