@@ -91,7 +91,9 @@ struct Validator {
     }
 
     private mutating func validate(_ attribute: AttributeDescription, _ value: AttributeValue, of object: ManagedObject) {
-        let name = "\(object.entity.name).\(attribute.name)"
+        // Built only for a message: eagerly, naming every attribute of every saved object was
+        // two fifths of validating a bulk insert (perf).
+        var name: String { "\(object.entity.name).\(attribute.name)" }
         if value.isNull {
             if !attribute.isOptional {
                 add(.missingMandatoryProperty, object, attribute.name, "\(name) is required but nil")
