@@ -36,7 +36,9 @@ extension ManagedObjectContext {
                 .wrongContext, objectID: destination.objectID, key: relationship.name,
                 "cannot relate \(source.objectID).\(relationship.name) to \(destination.objectID): it is not in the same context")
         }
-        guard model.destination(of: relationship).hierarchyTokens.contains(destination.entity.nameToken) else {
+        // The destination entity itself, the common case, needs no lookup of the entity by name.
+        guard destination.entity.name == relationship.destinationName
+            || model.destination(of: relationship).hierarchyTokens.contains(destination.entity.nameToken) else {
             throw ObjectGraphError(
                 .wrongDestination, objectID: source.objectID, key: relationship.name,
                 "\(source.entity.name).\(relationship.name) holds \(relationship.destinationName) objects, not \(destination.entity.name)")

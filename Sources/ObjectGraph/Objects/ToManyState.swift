@@ -79,9 +79,13 @@ struct ToManyState {
         if storedMembers != nil {
             // Mutated in place through the optional: copying the set out and back would copy
             // every member on each add (quadratic for a relationship filled one by one).
-            guard !storedMembers!.contains(id) else { return false }
-            if let index { storedMembers!.insert(id, at: min(index, storedMembers!.count)) } else { storedMembers!.append(id) }
-            if index != nil { orderChanged = true }
+            // One probe: appending or inserting reports a member that is there already.
+            if let index {
+                guard storedMembers!.insert(id, at: min(index, storedMembers!.count)).inserted else { return false }
+                orderChanged = true
+            } else {
+                guard storedMembers!.append(id).inserted else { return false }
+            }
         } else if recordedAdded.contains(id) {
             return false
         }
@@ -90,7 +94,7 @@ struct ToManyState {
         // stale view, may not be), so cancelling against it could drop this addition on one
         // end of a pair while the other end keeps it: the pair half-stored. A store adding a
         // present member does nothing.
-        if removed.remove(id) != nil { orderChanged = true }
+        if !removed.isEmpty, removed.remove(id) != nil { orderChanged = true }
         if !addedMirrorsMembers { recordedAdded.append(id) }
         return true
     }
