@@ -41,16 +41,20 @@ extension LMDBStore {
                 let count = try cursor.duplicateCount()
                 members += count
                 guard let bytes = try txn.get(ownersDBI, primaryKey: ownerKey) else { return false }
-                let owner = try decode(bytes, pk: ownerKey)
-                let slot: Int
-                if let known = slots[owner.objectID.namespace] {
-                    slot = known
-                } else {
-                    guard let ownerEntity = model.entity(for: owner.objectID), let found = ownerEntity.attribute(named: keyAttribute.name)?.slot else { return false }
-                    slots[owner.objectID.namespace] = found
-                    slot = found
+                let key: AttributeValue
+                do {
+                    key = try codec.decodeAttribute(bytes) { namespace in
+                        if let known = slots[namespace] { return known }
+                        guard let ownerEntity = model.entity(for: namespace.objectID(primaryKey: ownerKey)),
+                              let found = ownerEntity.attribute(named: keyAttribute.name)?.slot else { throw MissingKey() }
+                        slots[namespace] = found
+                        return found
+                    }
+                } catch is MissingKey {
+                    return false
+                } catch {
+                    throw StoreError(.corrupt, "the row with key \(ownerKey) in \(url.path) is damaged or of an unknown format")
                 }
-                let key = owner.attributes[slot]
                 if let position = positions[key] {
                     groups[position].count += count
                     groups[position].first = min(groups[position].first, first)
@@ -65,7 +69,16 @@ extension LMDBStore {
         // Rows without an owner form a group whose first row only a scan would find.
         guard complete, try txn.entries(rowsDBI) == members else { return declined }
         groups.sort { $0.first < $1.first }
-        let rows = groups.map { group in [group.key] + Array(repeating: AttributeValue.integer(Int64(group.count)), count: grouping.aggregates.count) }
+        let rows = groups.map { group in
+            var row: [AttributeValue] = []
+            row.reserveCapacity(1 + grouping.aggregates.count)
+            row.append(group.key)
+            for _ in grouping.aggregates { row.append(.integer(Int64(group.count))) }
+            return row
+        }
         return StoreFetchResult(groups: rows, applied: .predicate)
     }
 }
+
+/// An owner entity without the grouping attribute: the grouping is declined.
+private struct MissingKey: Error {}

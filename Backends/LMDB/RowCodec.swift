@@ -119,6 +119,30 @@ struct RowCodec {
             version: version, attributes: attributes, toOne: toOne)
     }
 
+    /// The entity code and one attribute of a row, the values before it skipped, not decoded:
+    /// grouping by an owner's attribute reads one value of each owner row.
+    func decodeAttribute(_ bytes: UnsafeRawBufferPointer, slot: (ObjectID.Namespace) throws -> Int) throws -> AttributeValue {
+        var reader = ByteReader(bytes)
+        guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
+        let wanted = try slot(try namespace(try reader.u16()))
+        _ = try reader.u64()
+        let attributeCount = Int(try reader.u16())
+        guard wanted < attributeCount else { throw ByteReader.Truncated() }
+        for _ in 0..<wanted { try Self.skip(&reader) }
+        return try Self.read(&reader)
+    }
+
+    private static func skip(_ reader: inout ByteReader) throws {
+        guard let tag = Tag(rawValue: try reader.u8()) else { throw ByteReader.Truncated() }
+        switch tag {
+        case .null: break
+        case .integer, .double, .date: _ = try reader.u64()
+        case .bool: _ = try reader.u8()
+        case .decimal, .string, .data, .uri: _ = try reader.blob()
+        case .uuid: for _ in 0..<16 { _ = try reader.u8() }
+        }
+    }
+
     private static func write(_ value: AttributeValue, to writer: inout ByteWriter) {
         switch value {
         case .null: writer.u8(Tag.null.rawValue)
