@@ -12,6 +12,17 @@ struct LMDBGroupTests {
     static func model() throws -> ManagedObjectModel {
         try ManagedObjectModel { m in
             m.entity("Chat") { e in
+                // Values of every stored kind before the grouping key: the store skips them
+                // without decoding to reach it.
+                e.attribute("count", .integer64, optional: true)
+                e.attribute("score", .double, optional: true)
+                e.attribute("price", .decimal, optional: true)
+                e.attribute("topic", .string, optional: true)
+                e.attribute("pinned", .boolean, optional: true)
+                e.attribute("opened", .date, optional: true)
+                e.attribute("blob", .binaryData, optional: true)
+                e.attribute("uid", .uuid, optional: true)
+                e.attribute("link", .uri, optional: true)
                 e.attribute("title", .string, optional: true)
                 e.toMany("messages", "Message", inverse: "chat")
             }
@@ -30,6 +41,18 @@ struct LMDBGroupTests {
         let chats = try titles.map { title in
             let chat = try context.insertObject(entityName: "Chat")
             try chat.setValue(title, forKey: "title")
+            if title != nil {
+                let seed = Int64(title?.utf8.count ?? 0)
+                try chat.setValue(seed * 7, forKey: "count")
+                try chat.setValue(Double(seed) / 3, forKey: "score")
+                try chat.setValue(Decimal(string: "12.5"), forKey: "price")
+                try chat.setValue("topic \(seed) with ; and \u{0}", forKey: "topic")
+                try chat.setValue(seed % 2 == 0, forKey: "pinned")
+                try chat.setValue(Date(timeIntervalSinceReferenceDate: Double(seed)), forKey: "opened")
+                try chat.setValue(Data(repeating: UInt8(seed), count: Int(seed) * 3), forKey: "blob")
+                try chat.setValue(UUID(), forKey: "uid")
+                try chat.setValue(URL(string: "https://example.com/\(seed)"), forKey: "link")
+            }
             return chat
         }
         for index in 0..<90 {
