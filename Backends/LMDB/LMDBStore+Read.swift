@@ -88,6 +88,11 @@ extension LMDBStore {
         }
     }
 
+    /// One row, in its own read transaction.
+    public func snapshot(for id: ObjectID) throws -> RowSnapshot? {
+        try read { txn in try row(id, in: txn) }
+    }
+
     /// Members for each source, in one read transaction.
     public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
         try read { txn in

@@ -99,12 +99,7 @@ extension SQLiteStore {
     public func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] {
         try withReader { connection in
             if ids.count == 1, let id = ids.first {
-                // One fault: a prepared point query, the common case.
-                guard let pk = id.primaryKey, let read = pointReads[id.namespace] else { return [] }
-                let statement = try connection.prepare(read.sql, key: read)
-                try statement.bind(pk, at: 1)
-                guard try statement.step(), let row = read.reader.snapshot(statement), row.objectID == id else { return [] }
-                return [row]
+                return try pointRead(id, connection).map { [$0] } ?? []
             }
             var byRoot: [String: [(Int64, ObjectID)]] = [:]
             for id in ids {
@@ -128,6 +123,20 @@ extension SQLiteStore {
             }
             return result
         }
+    }
+
+    /// One row: one fault.
+    public func snapshot(for id: ObjectID) throws -> RowSnapshot? {
+        try withReader { connection in try pointRead(id, connection) }
+    }
+
+    /// One row by a prepared point query, the common case of a fault.
+    private func pointRead(_ id: ObjectID, _ connection: SQLiteConnection) throws -> RowSnapshot? {
+        guard let pk = id.primaryKey, let read = pointReads[id.namespace] else { return nil }
+        let statement = try connection.prepare(read.sql, key: read)
+        try statement.bind(pk, at: 1)
+        guard try statement.step(), let row = read.reader.snapshot(statement), row.objectID == id else { return nil }
+        return row
     }
 
     /// Members from the foreign key (ordered by the order column) or the join table.

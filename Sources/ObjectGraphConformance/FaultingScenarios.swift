@@ -41,6 +41,28 @@ enum FaultingScenarios {
     }
 
     static let all: [ConformanceScenario] = [
+        ConformanceScenario("faulting.storeReadsOneRowAsItReadsMany") { env in
+            // A fault reads one row through the store's snapshot(for:); it must answer what
+            // snapshots(for:) answers, and nil for a record that does not exist.
+            try seedSchool(env, students: 4)
+            let ids = try ["s0", "s1", "s2", "s3"].map { try studentID(env, named: $0) }
+            guard let store = env.container.coordinator.persistentStores.first else {
+                throw ScenarioFailure(message: "no store attached", file: #filePath, line: #line)
+            }
+            let batch = try store.snapshots(for: ids)
+            try checkEqual(batch.count, 4, "rows read together")
+            for row in batch {
+                try checkEqual(try store.snapshot(for: row.objectID), row, "\(row.objectID) read alone")
+            }
+            let context = env.newContext()
+            let gone = ids[2]
+            try context.performAndWait {
+                context.delete(context.object(with: gone))
+                try context.save()
+            }
+            try check(try store.snapshot(for: gone) == nil, "a deleted record reads as nil")
+            try checkEqual(try store.snapshots(for: [gone]).count, 0, "and is left out of a batch")
+        },
         ConformanceScenario("faulting.fetchReturnsFaultsUntilTouched") { env in
             try seedSchool(env, students: 3)
             try env.reopen()

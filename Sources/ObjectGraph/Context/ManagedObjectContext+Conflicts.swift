@@ -94,7 +94,7 @@ extension ManagedObjectContext {
         guard conflict.storedVersion != nil else { return nil }
         if let stored = conflict.storedSnapshot { return stored }
         statisticsStorage.storeRoundTrips += 1
-        return try coordinator.snapshots(for: [conflict.objectID], caching: false).first
+        return try coordinator.snapshot(for: conflict.objectID, caching: false)
     }
 
     // MARK: Resolving conflicts

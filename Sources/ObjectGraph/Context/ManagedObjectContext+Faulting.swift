@@ -26,7 +26,7 @@ extension ManagedObjectContext {
             snapshot = cached
         } else {
             statisticsStorage.storeRoundTrips += 1
-            snapshot = try coordinator.snapshots(for: [object.objectID]).first
+            snapshot = try coordinator.snapshot(for: object.objectID)
         }
         guard let snapshot else {
             object.isInaccessibleStorage = true

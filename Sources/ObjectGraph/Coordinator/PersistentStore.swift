@@ -11,7 +11,7 @@ import Foundation
 /// its coordinator from any thread. Writing calls (``save(_:)``, ``allocatePrimaryKeys(rootEntity:count:)``)
 /// never run concurrently with each other. Without ``StoreCapabilities/concurrentReaders`` the
 /// coordinator calls the store one call at a time; with it, reading calls (``fetch(_:)``,
-/// ``snapshots(for:)``, ``relatedIDs(for:of:)``, ``metadata()``) may run concurrently with each
+/// ``snapshots(for:)``, ``snapshot(for:)``, ``relatedIDs(for:of:)``, ``metadata()``) may run concurrently with each
 /// other and with a write, and each must see a consistent state (the last committed save, not
 /// part of one). A store must therefore be `Sendable`, and protect its own state for whatever
 /// concurrency it declares.
@@ -30,6 +30,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
     /// The stored rows for `ids`, in one round trip; IDs without a row are left out.
     func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot]
+    /// The stored row for `id`, `nil` if there is none: one fault. The default asks
+    /// ``snapshots(for:)``; a store answers it without the two arrays when it can.
+    func snapshot(for id: ObjectID) throws -> RowSnapshot?
     /// The members of a to-many relationship for each source, in order for ordered ones.
     /// Only existing rows are returned; sources without members map to an empty array.
     func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]]
@@ -39,6 +42,13 @@ public protocol PersistentStore: AnyObject, Sendable {
     func save(_ changes: StoreChangeSet) throws
     /// Releases files and handles. Further calls throw ``StoreError/Code/closed``.
     func close()
+}
+
+extension PersistentStore {
+    /// One row through ``snapshots(for:)``.
+    public func snapshot(for id: ObjectID) throws -> RowSnapshot? {
+        try snapshots(for: [id]).first
+    }
 }
 
 /// What a store can do natively; declared by the store, never discovered by casting.

@@ -104,7 +104,7 @@ struct SnapshotRowSource: PredicateRowSource {
     func toOne(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> RowSnapshot? {
         guard let id = row.toOne[relationship.slot] else { return nil }
         if let cached = coordinator.rowCache.snapshot(for: id) { return cached }
-        return try coordinator.snapshots(for: [id]).first
+        return try coordinator.snapshot(for: id)
     }
 
     func toMany(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> [RowSnapshot] {

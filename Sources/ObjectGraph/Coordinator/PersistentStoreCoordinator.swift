@@ -149,17 +149,23 @@ public final class PersistentStoreCoordinator: Sendable {
 
     // MARK: Reading
 
+    /// The row for `id` (one fault), without the arrays of ``snapshots(for:caching:)``.
+    func snapshot(for id: ObjectID, caching: Bool = true) throws -> RowSnapshot? {
+        guard !id.isTemporary else { return nil }
+        let entry = try entry(for: id)
+        let mark = rowCache.readMark
+        let row = try entry.gate.read { try entry.store.snapshot(for: id) }
+        if caching, let row { rowCache.store(CollectionOfOne(row), readSince: mark) }
+        return row
+    }
+
     /// Rows for `ids`, grouped into one call per store. With `caching` false the rows are not
     /// added to the row cache (used for scans, which would otherwise evict everything and
     /// hold a cache's worth of rows nobody asks for again).
     func snapshots(for ids: [ObjectID], caching: Bool = true) throws -> [RowSnapshot] {
         if ids.count == 1, let id = ids.first, !id.isTemporary {
             // One fault: no grouping by store.
-            let entry = try entry(for: id)
-            let mark = rowCache.readMark
-            let rows = try entry.gate.read { try entry.store.snapshots(for: ids) }
-            if caching { rowCache.store(rows, readSince: mark) }
-            return rows
+            return try snapshot(for: id, caching: caching).map { [$0] } ?? []
         }
         var byStore: [UInt32: (Entry, [ObjectID])] = [:]
         for id in ids where !id.isTemporary {
