@@ -53,7 +53,7 @@ struct IndexPlan {
         guard comparison.modifier == .direct, comparison.options.isEmpty,
               case .keyPath(let path) = comparison.left, path.steps.isEmpty,
               case .attribute(let attribute) = path.terminal,
-              let dbi = handles.indexes[LMDBLayout.key(attribute)] else { return nil }
+              let dbi = handles.index(of: attribute) else { return nil }
         func key(_ operand: CompiledOperand) -> [UInt8]? {
             guard case .constant(var value) = operand else { return nil }
             // A double attribute compared with an integer: exact while the integer fits a double.

@@ -96,6 +96,49 @@ struct LMDBHandles: Sendable {
     var members: [String: MDB_dbi] = [:]
     var owners: [String: MDB_dbi] = [:]
     var indexes: [String: MDB_dbi] = [:]
+    /// The same handles by the identity of each relationship and attribute description of the
+    /// model (``resolvingIdentities(in:)``): reading a relationship's members built its
+    /// "Entity.name" key and hashed it at every call, per fault and per deleted row.
+    private var membersByIdentity: [ObjectIdentifier: MDB_dbi] = [:]
+    private var ownersByIdentity: [ObjectIdentifier: MDB_dbi] = [:]
+    private var indexesByIdentity: [ObjectIdentifier: MDB_dbi] = [:]
+
+    /// Handles with only the metadata database open.
+    init(metadata: MDB_dbi) {
+        self.metadata = metadata
+    }
+
+    /// The members database of `relationship`.
+    func members(of relationship: RelationshipDescription) -> MDB_dbi? {
+        membersByIdentity[ObjectIdentifier(relationship)] ?? members[LMDBLayout.key(relationship)]
+    }
+
+    /// The reverse (member → owners) database of `relationship`, kept when it has no inverse.
+    func owners(of relationship: RelationshipDescription) -> MDB_dbi? {
+        ownersByIdentity[ObjectIdentifier(relationship)] ?? owners[LMDBLayout.key(relationship)]
+    }
+
+    /// The index database of `attribute`.
+    func index(of attribute: AttributeDescription) -> MDB_dbi? {
+        indexesByIdentity[ObjectIdentifier(attribute)] ?? indexes[LMDBLayout.key(attribute)]
+    }
+
+    /// These handles, also findable by the identity of every description in `model` (inherited
+    /// properties are separate descriptions with the declaring entity's key).
+    func resolvingIdentities(in model: ManagedObjectModel) -> LMDBHandles {
+        var resolved = self
+        for entity in model.entities {
+            for relationship in entity.relationships {
+                let key = LMDBLayout.key(relationship)
+                if let dbi = members[key] { resolved.membersByIdentity[ObjectIdentifier(relationship)] = dbi }
+                if let dbi = owners[key] { resolved.ownersByIdentity[ObjectIdentifier(relationship)] = dbi }
+            }
+            for attribute in entity.attributes {
+                if let dbi = indexes[LMDBLayout.key(attribute)] { resolved.indexesByIdentity[ObjectIdentifier(attribute)] = dbi }
+            }
+        }
+        return resolved
+    }
 
     /// Opens (creating) every database of `layout` in the write transaction `txn`.
     static func open(_ layout: LMDBLayout, metadata: MDB_dbi, in txn: LMDBTransaction) throws -> LMDBHandles {

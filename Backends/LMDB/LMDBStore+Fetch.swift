@@ -197,7 +197,7 @@ extension LMDBStore {
     ) throws -> [RowSnapshot]? {
         guard let first = sort.keys.first, first.key.comparison == .natural, first.path.steps.isEmpty,
               case .attribute(let attribute) = first.path.terminal,
-              let dbi = handles.indexes[LMDBLayout.key(attribute)] else { return nil }
+              let dbi = handles.index(of: attribute) else { return nil }
         let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
         let needed = request.limit.map { max(request.offset, 0) + max($0, 0) }
         var ordered: [RowSnapshot] = []

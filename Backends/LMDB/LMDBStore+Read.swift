@@ -15,6 +15,37 @@ extension LMDBStore {
         let indexes: [AttributeDescription]
     }
 
+    /// A to-many relationship whose members may include rows of an entity, and how deleting
+    /// such a row finds the holders to drop it from: through `own`, the relationship's inverse
+    /// on the entity, or else (`own` is `nil`) through the relationship's reverse database.
+    /// Resolved once per entity: per deleted row, finding them by name hashed five strings.
+    struct Reaching: Sendable {
+        let relationship: RelationshipDescription
+        let own: RelationshipDescription?
+        /// The entity declaring `relationship`; holders must be of it.
+        let owningEntity: EntityDescription?
+
+        /// The relationships reaching each entity of `layout`, by entity identity.
+        static func plans(_ layout: LMDBLayout, model: ManagedObjectModel) -> [ObjectIdentifier: [Reaching]] {
+            var plans: [ObjectIdentifier: [Reaching]] = [:]
+            for (name, relationships) in layout.toManyReaching {
+                guard let entity = model.entity(named: name) else { continue }
+                plans[ObjectIdentifier(entity)] = relationships.map { relationship in
+                    Reaching(
+                        relationship: relationship,
+                        own: model.inverse(of: relationship).flatMap { entity.relationship(named: $0.name) },
+                        owningEntity: model.entity(named: relationship.entityName))
+                }
+            }
+            return plans
+        }
+    }
+
+    /// The relationships whose members may include rows of `entity`.
+    func deletionPlan(of entity: EntityDescription) -> [Reaching] {
+        reaching[ObjectIdentifier(entity)] ?? []
+    }
+
     /// The hierarchy's rows, key and entity of one of this store's IDs, or `nil` for a foreign ID.
     @inline(__always)
     func locate(_ id: ObjectID) -> (rows: MDB_dbi, pk: Int64, entity: EntityDescription)? {
@@ -60,7 +91,7 @@ extension LMDBStore {
     /// The members of `relationship` of the row with key `pk`, in order: a range scan of the
     /// duplicates under the key (sorted by member key), or the stored list of an ordered one.
     func members(_ relationship: RelationshipDescription, of pk: Int64, in txn: LMDBTransaction) throws -> [ObjectID] {
-        guard let dbi = handles.members[LMDBLayout.key(relationship)] else { return [] }
+        guard let dbi = handles.members(of: relationship) else { return [] }
         let key = PrimaryKeyBytes.encode(pk)
         if LMDBLayout.keepsList(relationship) {
             guard let list = try txn.get(dbi, key) else { return [] }
@@ -117,7 +148,7 @@ extension LMDBStore {
 
     /// The member count of the row with key `pk`, inside `txn`.
     func memberCount(of relationship: RelationshipDescription, key pk: Int64, in txn: LMDBTransaction) throws -> Int {
-        guard let dbi = handles.members[LMDBLayout.key(relationship)] else { return 0 }
+        guard let dbi = handles.members(of: relationship) else { return 0 }
         let key = PrimaryKeyBytes.encode(pk)
         if LMDBLayout.keepsList(relationship) { return (try txn.get(dbi, key)?.count ?? 0) / 10 }
         return try txn.withCursor(dbi) { cursor in

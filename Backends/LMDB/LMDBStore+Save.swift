@@ -85,7 +85,7 @@ extension LMDBStore {
         guard !attributes.isEmpty, let pk = row.objectID.primaryKey, let code = layout.codes[entity.name] else { return }
         let entry = IndexKey.entry(pk: pk, code: code)
         for attribute in attributes {
-            guard let dbi = handles.indexes[LMDBLayout.key(attribute)] else { continue }
+            guard let dbi = handles.index(of: attribute) else { continue }
             let key = IndexKey.storedKey(row.attributes[attribute.slot], type: attribute.type, limit: keyLimit)
             if let old {
                 let oldKey = IndexKey.storedKey(old.attributes[attribute.slot], type: attribute.type, limit: keyLimit)
@@ -113,9 +113,8 @@ extension LMDBStore {
 
     private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: Set<ObjectID>, _ txn: LMDBTransaction) throws {
         let relationship = change.relationship
-        let relationshipKey = LMDBLayout.key(relationship)
-        guard let dbi = handles.members[relationshipKey] else { return }
-        let owners = handles.owners[relationshipKey]
+        guard let dbi = handles.members(of: relationship) else { return }
+        let owners = handles.owners(of: relationship)
         let key = PrimaryKeyBytes.encode(sourceKey)
         let sourceEntry = try memberEntry(change.source)
         var removed: [ObjectID] = []
@@ -166,31 +165,30 @@ extension LMDBStore {
         let (rows, pk, entity, indexes) = try target(id)
         guard let old = try row(id, in: txn) else { return }
         let entry = try memberEntry(id)
-        for relationship in layout.toManyReaching[entity.name] ?? [] {
-            let relationshipKey = LMDBLayout.key(relationship)
+        for reaching in deletionPlan(of: entity) {
+            let relationship = reaching.relationship
             var holders: [ObjectID] = []
-            if let inverse = model.inverse(of: relationship), let own = entity.relationship(named: inverse.name) {
+            if let own = reaching.own {
                 if own.isToMany {
                     holders = try members(own, of: pk, in: txn)
                 } else if let holder = old.toOne[own.slot] {
                     holders = [holder]
                 }
-            } else if let owners = handles.owners[relationshipKey] {
+            } else if let owners = handles.owners(of: relationship) {
                 let ownerKey = PrimaryKeyBytes.encode(pk)
                 try txn.duplicates(owners, ownerKey) { holders.append(try memberID($0)) }
                 try txn.delete(owners, ownerKey)
             }
-            guard let owningEntity = model.entity(named: relationship.entityName) else { continue }
-            for holder in holders where !alsoDeleted.contains(holder) && model.entity(named: holder.entityName)?.isKind(of: owningEntity) == true {
+            guard let owningEntity = reaching.owningEntity else { continue }
+            for holder in holders where !alsoDeleted.contains(holder) && model.entity(for: holder)?.isKind(of: owningEntity) == true {
                 guard let holderKey = holder.primaryKey else { continue }
                 let change = ToManyChange(source: holder, relationship: relationship, added: [], removed: [id], order: nil)
                 try applyMembership(change, sourceKey: holderKey, insertedHere: [], txn)
             }
         }
         for relationship in entity.toManyRelationships where !relationship.isTransient {
-            let relationshipKey = LMDBLayout.key(relationship)
-            guard let dbi = handles.members[relationshipKey] else { continue }
-            if let owners = handles.owners[relationshipKey] {
+            guard let dbi = handles.members(of: relationship) else { continue }
+            if let owners = handles.owners(of: relationship) {
                 for member in try members(relationship, of: pk, in: txn) {
                     if let memberKey = member.primaryKey { try txn.delete(owners, PrimaryKeyBytes.encode(memberKey), value: entry) }
                 }
@@ -198,7 +196,7 @@ extension LMDBStore {
             try txn.delete(dbi, PrimaryKeyBytes.encode(pk))
         }
         for attribute in indexes {
-            guard let dbi = handles.indexes[LMDBLayout.key(attribute)] else { continue }
+            guard let dbi = handles.index(of: attribute) else { continue }
             try txn.delete(dbi, IndexKey.storedKey(old.attributes[attribute.slot], type: attribute.type, limit: keyLimit), value: entry)
         }
         try txn.delete(rows, PrimaryKeyBytes.encode(pk))

@@ -38,6 +38,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// Where each of this store's namespaces (entity) lives: found by the ID's integers, since
     /// looking the hierarchy's database up by root name hashed a string per row read.
     let routes: [ObjectID.Namespace: Route]
+    /// For each entity, the relationships a deleted row must leave (``deletionPlan(of:)``).
+    let reaching: [ObjectIdentifier: [Reaching]]
     /// The longest index key written.
     let keyLimit: Int
     private let closed = Atomic<Bool>(false)
@@ -62,7 +64,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         do {
             let opened = try environment.write { txn in try Self.prepare(txn, layout: layout, request: request, path: url.path) }
             identifier = opened.identifier
-            handles = opened.handles
+            handles = opened.handles.resolvingIdentities(in: request.model)
         } catch {
             environment.release()
             throw error
@@ -74,6 +76,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             routes[namespace] = Route(rows: rows, code: UInt16(code), entity: entity, indexes: layout.indexes(of: entity))
         }
         self.routes = routes
+        reaching = Reaching.plans(layout, model: request.model)
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
         capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads])
             .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])

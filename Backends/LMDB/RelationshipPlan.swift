@@ -66,7 +66,7 @@ struct RelationshipPlan {
             // Inherited to-ones included: a sub-entity's description may be its own object.
             for relationship in entity.toOneRelationships where !relationship.isTransient {
                 guard let inverse = model.inverse(of: relationship), inverse.isToMany, !inverse.isTransient,
-                      let members = handles.members[LMDBLayout.key(inverse)],
+                      let members = handles.members(of: inverse),
                       let declaring = model.entity(named: relationship.entityName),
                       let owners = model.entity(named: inverse.entityName) else { continue }
                 let codes = Set(declaring.hierarchyNames.compactMap { layout.codes[$0] })
