@@ -17,6 +17,10 @@ struct RowCodec {
     /// become IDs (and IDs codes) without touching entity names.
     let namespaces: [ObjectID.Namespace]
     private let codesByNamespace: [ObjectID.Namespace: UInt16]
+    /// Per entity code, how many attribute values and to-one references its rows hold: a row
+    /// claiming other counts is damaged, and is refused as such instead of being handed up to
+    /// be indexed out of range.
+    private let shapes: [(attributes: Int, toOne: Int)]
 
     init(layout: LMDBLayout, storeIdentifier: String) {
         self.layout = layout
@@ -26,6 +30,9 @@ struct RowCodec {
         var codes: [ObjectID.Namespace: UInt16] = [:]
         for (code, namespace) in namespaces.enumerated() { codes[namespace] = UInt16(code) }
         self.codesByNamespace = codes
+        shapes = layout.entityNames.map { name in
+            layout.model.entity(named: name).map { ($0.attributes.count, $0.toOneRelationships.count) } ?? (-1, -1)
+        }
     }
 
     /// The entity code of `id`'s entity (also for another store's ID of an entity this store holds).
@@ -104,13 +111,17 @@ struct RowCodec {
     func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64) throws -> RowSnapshot {
         var reader = ByteReader(bytes)
         guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
-        let namespace = try namespace(try reader.u16())
+        let code = try reader.u16()
+        let namespace = try namespace(code)
+        let shape = shapes[Int(code)]
         let version = Int64(bitPattern: try reader.u64())
         let attributeCount = Int(try reader.u16())
+        guard attributeCount == shape.attributes else { throw ByteReader.Truncated() }
         var attributes: [AttributeValue] = []
         attributes.reserveCapacity(attributeCount)
         for _ in 0..<attributeCount { attributes.append(try Self.read(&reader)) }
         let toOneCount = Int(try reader.u16())
+        guard toOneCount == shape.toOne else { throw ByteReader.Truncated() }
         var toOne: [ObjectID?] = []
         toOne.reserveCapacity(toOneCount)
         for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
@@ -130,6 +141,26 @@ struct RowCodec {
         guard wanted < attributeCount else { throw ByteReader.Truncated() }
         for _ in 0..<wanted { try Self.skip(&reader) }
         return try Self.read(&reader)
+    }
+
+    /// A row's to-one destinations, its attribute values skipped, not decoded: deleting a row
+    /// of an entity without indexes needs only these.
+    func decodeToOne(_ bytes: UnsafeRawBufferPointer) throws -> [ObjectID?] {
+        var reader = ByteReader(bytes)
+        guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
+        let code = try reader.u16()
+        _ = try namespace(code)
+        let shape = shapes[Int(code)]
+        _ = try reader.u64()
+        let attributeCount = Int(try reader.u16())
+        guard attributeCount == shape.attributes else { throw ByteReader.Truncated() }
+        for _ in 0..<attributeCount { try Self.skip(&reader) }
+        let toOneCount = Int(try reader.u16())
+        guard toOneCount == shape.toOne else { throw ByteReader.Truncated() }
+        var toOne: [ObjectID?] = []
+        toOne.reserveCapacity(toOneCount)
+        for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
+        return toOne
     }
 
     private static func skip(_ reader: inout ByteReader) throws {
