@@ -166,6 +166,31 @@ struct RegistryTests {
         #expect(registry.liveObjects().count == 900)
     }
 
+    @Test("removing many entries at once, a few or most of them, leaves exactly the others")
+    func bulkRemoval() throws {
+        for removedCount in [3, 90] {
+            let objects = try Self.looseObjects(100)
+            var registry = ObjectRegistry()
+            for object in objects { registry.insert(object) }
+            let removed = objects.prefix(removedCount).map(\.objectID)
+            registry.remove(removed)
+            #expect(registry.count == 100 - removedCount, "\(removedCount) removed")
+            #expect(registry.takeDropped().count == removedCount)
+            for (index, object) in objects.enumerated() {
+                if index < removedCount {
+                    #expect(registry.live(object.objectID) == nil, "\(object.objectID) removed")
+                } else {
+                    #expect(registry.live(object.objectID) === object, "\(object.objectID) kept")
+                }
+            }
+            // The freed positions are used again.
+            let more = try Self.looseObjects(5, firstKey: 500)
+            for object in more { registry.insert(object) }
+            #expect(more.allSatisfy { registry.live($0.objectID) === $0 })
+            #expect(registry.count == 105 - removedCount)
+        }
+    }
+
     @Test("re-keying moves an entry; removing and emptying let objects only the registry held go")
     func rekeyRemoveAndEmpty() throws {
         let objects = try Self.looseObjects(3)

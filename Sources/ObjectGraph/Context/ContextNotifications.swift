@@ -52,11 +52,13 @@ struct ChangeLog {
 
     mutating func inserted(_ object: ManagedObject) { inserted.insert(object) }
     mutating func updated(_ object: ManagedObject) {
-        if !inserted.contains(object) { updated.insert(object) }
+        if inserted.isEmpty || !inserted.contains(object) { updated.insert(object) }
     }
     mutating func deleted(_ object: ManagedObject) {
-        inserted.remove(object)
-        updated.remove(object)
+        // (An empty set is not probed: a cascade deletes thousands of objects none of which
+        // was inserted or changed since the last notification.)
+        if !inserted.isEmpty { inserted.remove(object) }
+        if !updated.isEmpty { updated.remove(object) }
         deleted.insert(object)
     }
 

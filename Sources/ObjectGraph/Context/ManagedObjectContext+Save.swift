@@ -238,12 +238,16 @@ extension ManagedObjectContext {
         }
         let deletedObjects = Array(deletedStorage.values)
         saved.deleted.reserveCapacity(deletedObjects.count)
+        var deletedIDs: [ObjectID] = []
+        deletedIDs.reserveCapacity(deletedObjects.count)
         for object in deletedObjects {
             saved.deleted.insert(object.objectID)
-            unregister(object, releasingDropped: false)
+            deletedIDs.append(object.objectID)
             object.contextStorage = nil
             object.isInaccessibleStorage = true
         }
+        registry.remove(deletedIDs)
+        if !retained.isEmpty { for id in deletedIDs { retained.removeValue(forKey: id) } }
         releaseDroppedObjects()
         for object in discardedInserts.values {
             unregister(object)

@@ -129,6 +129,29 @@ struct ObjectRegistry {
         vacate(position)
     }
 
+    /// Forgets the entries of `ids` (a save's deletions). When they are most of the registry
+    /// (a cascade), the ID map is rebuilt from the rest instead: removing 10,000 entries one by
+    /// one shifted the table at every removal (a sixth of committing a cascade, perf).
+    mutating func remove(_ ids: some Collection<ObjectID>) {
+        guard ids.count * 2 >= positions.count else {
+            for id in ids { remove(id) }
+            return
+        }
+        for id in ids {
+            if let position = positions[id], objects[position] != nil { vacate(position) }
+        }
+        keepEntriesOfRegisteredObjects()
+    }
+
+    /// Rebuilds the ID map from the entries whose positions still hold an object, keeping the
+    /// table's size (registering as many objects again would otherwise grow it step by step).
+    private mutating func keepEntriesOfRegisteredObjects() {
+        var kept: [ObjectID: Int] = [:]
+        kept.reserveCapacity(positions.capacity)
+        for (id, position) in positions where objects[position] != nil { kept[id] = position }
+        positions = kept
+    }
+
     /// Every registered object something besides the registry holds, in registration order
     /// (which callers must not rely on). Callers that change objects work on this array, not
     /// on the registry.
@@ -157,12 +180,7 @@ struct ObjectRegistry {
         if released.count * 2 >= positions.count {
             for position in released { vacate(position) }
             // Every entry leads to a registered object, and only the released were vacated.
-            // The table keeps its size, as deleting would have: registering as many objects
-            // again (the next fetches) would otherwise grow it again step by step.
-            var kept: [ObjectID: Int] = [:]
-            kept.reserveCapacity(positions.capacity)
-            for (id, position) in positions where objects[position] != nil { kept[id] = position }
-            positions = kept
+            keepEntriesOfRegisteredObjects()
         } else {
             for position in released {
                 // An entry is found through its object's ID; one whose object's ID has moved
