@@ -59,26 +59,28 @@ struct ObjectRegistry {
     /// that faults one object at a time), it is dropped now, while its memory is still in
     /// cache, instead of at the next sweep.
     mutating func insert(_ object: ManagedObject) {
-        if let position = positions[object.objectID] {
-            if let previous = objects[position] { dropped.append(previous) }
-            objects[position] = object
-            return
-        }
         if let last = objects.indices.last, objects[last] != nil, isReleased(at: last),
            let index = positions.index(forKey: objects[last].unsafelyUnwrapped.objectID), positions.values[index] == last {
             // (Found through its own entry: an object re-keyed elsewhere is left to the sweep.)
             positions.remove(at: index)
             vacate(last)
         }
-        let position: Int
-        if let reused = vacant.popLast() {
-            position = reused
-            objects[position] = object
-        } else {
-            position = objects.count
-            objects.append(object)
+        // One probe for the common case, a new entry: the entry is written at once, and put
+        // back in the rare case that the ID was registered already (a lookup first was a
+        // second probe for every fetched or inserted object).
+        let position = vacant.last ?? objects.count
+        if let registered = positions.updateValue(position, forKey: object.objectID) {
+            positions[object.objectID] = registered
+            if let previous = objects[registered] { dropped.append(previous) }
+            objects[registered] = object
+            return
         }
-        positions[object.objectID] = position
+        if position == objects.count {
+            objects.append(object)
+        } else {
+            vacant.removeLast()
+            objects[position] = object
+        }
     }
 
     /// Moves the entry of `old` to `new` (an object's ID became permanent); registers `object`
