@@ -38,18 +38,47 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Whether the context's unsaved inserts, changes and deletes are reflected.
     public var includesPendingChanges = true
     /// Relationship key paths whose destinations are loaded along with the results.
-    public var relationshipKeyPathsForPrefetching: [String] = []
+    public var relationshipKeyPathsForPrefetching: [String] {
+        get { extras?.values.relationshipKeyPathsForPrefetching ?? [] }
+        set { updateExtras { $0.relationshipKeyPathsForPrefetching = newValue } }
+    }
     /// Values for `$VARIABLE`s in the predicate.
-    public var substitutionVariables: [String: AttributeValue] = [:]
+    public var substitutionVariables: [String: AttributeValue] {
+        get { extras?.values.substitutionVariables ?? [:] }
+        set { updateExtras { $0.substitutionVariables = newValue } }
+    }
     /// For ``ManagedObjectContext/fetchDictionaries(_:)``: the columns of each result.
-    public var propertiesToFetch: [FetchedProperty] = []
+    public var propertiesToFetch: [FetchedProperty] {
+        get { extras?.values.propertiesToFetch ?? [] }
+        set { updateExtras { $0.propertiesToFetch = newValue } }
+    }
     /// For dictionary fetches: key paths whose equal values form one group (each must also be
     /// fetched as a ``FetchedProperty/key(_:as:)`` column).
-    public var propertiesToGroupBy: [String] = []
+    public var propertiesToGroupBy: [String] {
+        get { extras?.values.propertiesToGroupBy ?? [] }
+        set { updateExtras { $0.propertiesToGroupBy = newValue } }
+    }
     /// For dictionary fetches: a filter on result rows, by column name (SQL's HAVING).
-    public var havingPredicate: FetchPredicate?
+    public var havingPredicate: FetchPredicate? {
+        get { extras?.values.havingPredicate }
+        set { updateExtras { $0.havingPredicate = newValue } }
+    }
     /// For dictionary fetches: drop repeated rows.
-    public var returnsDistinctResults = false
+    public var returnsDistinctResults: Bool {
+        get { extras?.values.returnsDistinctResults ?? false }
+        set { updateExtras { $0.returnsDistinctResults = newValue } }
+    }
+
+    /// The settings most requests leave alone, boxed: a request is built and destroyed for
+    /// every fetch or count, and each of these fields stored inline cost an initialization and
+    /// a release (a tenth of counting a chat's messages, perf). `nil` while all are defaults.
+    private var extras: ExtrasBox?
+
+    private mutating func updateExtras(_ change: (inout FetchRequestExtras) -> Void) {
+        var values = extras?.values ?? FetchRequestExtras()
+        change(&values)
+        extras = ExtrasBox(values)
+    }
 
     /// Creates a request.
     public init(entityName: String? = nil, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = []) {
@@ -65,5 +94,25 @@ final class TypedPredicateBox: Sendable {
 
     init(_ predicate: any Sendable) {
         self.predicate = predicate
+    }
+}
+
+/// The rarely changed settings of a ``FetchRequest`` (see its `extras`).
+struct FetchRequestExtras: Sendable {
+    var relationshipKeyPathsForPrefetching: [String] = []
+    var substitutionVariables: [String: AttributeValue] = [:]
+    var propertiesToFetch: [FetchedProperty] = []
+    var propertiesToGroupBy: [String] = []
+    var havingPredicate: FetchPredicate?
+    var returnsDistinctResults = false
+}
+
+/// An immutable box of ``FetchRequestExtras``; a change makes a new box, so copies of a
+/// request never share a change.
+final class ExtrasBox: Sendable {
+    let values: FetchRequestExtras
+
+    init(_ values: FetchRequestExtras) {
+        self.values = values
     }
 }
