@@ -140,7 +140,11 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The stores holding `entity` (compared by interned name: every fetch and count asks).
     func entries(holding entity: EntityDescription) throws -> [Entry] {
         let token = entity.nameToken
-        let found = entries.withLock { $0.filter { $0.entityTokens.contains(token) } }
+        let found = entries.withLock { all in
+            // Usually every store holds the entity (one store): the array itself is the answer,
+            // not a filtered copy allocated for every fetch and count.
+            all.allSatisfy { $0.entityTokens.contains(token) } ? all : all.filter { $0.entityTokens.contains(token) }
+        }
         guard !found.isEmpty else {
             throw ObjectGraphError(.noStore, "no attached store holds entity \(entity.name)")
         }
