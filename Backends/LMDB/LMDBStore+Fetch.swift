@@ -85,6 +85,12 @@ extension LMDBStore {
         var toSkip = max(request.offset, 0)
         var ids: [ObjectID] = []
         var rows: [RowSnapshot] = []
+        // Sized once from the table's entry count (an O(1) statistic) when every row may be in
+        // the answer: growing a 100,000-row array by doublings copied it seventeen times.
+        if limit == nil && !filtered {
+            let entries = try txn.entries(rowsDBI)
+            if wantsRows { rows.reserveCapacity(entries) } else { ids.reserveCapacity(entries) }
+        }
         try txn.withCursor(rowsDBI) { cursor in
             var entry = try cursor.move(MDB_FIRST)
             while let current = entry, limit.map({ max(ids.count, rows.count) < $0 }) ?? true {
