@@ -87,6 +87,9 @@ struct SQLiteSchema {
     private(set) var selectColumns: [String: [String]] = [:]
     /// Root entity name → `SELECT … FROM root WHERE pk = ?` (a fault's query, built once).
     private(set) var selectByKey: [String: String] = [:]
+    /// Root entity name → the select list qualified by the fetch alias `t0`, built once: every
+    /// fetch of rows joined it anew (a sixth of building a fetch's SQL, perf).
+    private(set) var aliasedSelectList: [String: String] = [:]
     /// Join table name → the relationship it stores.
     private(set) var joinTables: [String: RelationshipDescription] = [:]
 
@@ -160,6 +163,7 @@ struct SQLiteSchema {
         for (root, rootColumns) in columns {
             selectColumns[root] = ["pk", holdsOneEntity(root) ? "NULL" : "entity", "version"] + rootColumns.map { unread.contains($0) ? "NULL" : $0 }
             selectByKey[root] = "SELECT \((selectColumns[root] ?? []).joined(separator: ", ")) FROM \(Self.table(root)) WHERE pk = ?"
+            aliasedSelectList[root] = (selectColumns[root] ?? []).map { $0 == "NULL" ? $0 : "t0." + $0 }.joined(separator: ", ")
         }
         for (name, layout) in layouts {
             var positions: [String: Int32] = [:]

@@ -6,6 +6,7 @@ extension SQLiteStore {
     /// The columns selected for rows of `root`: pk, entity, version, then the table's columns
     /// (entity names no reader needs as `NULL`; see ``SQLiteSchema/selectColumns``).
     func selectList(_ root: String, alias: String? = nil) -> String {
+        if alias == "t0", let built = schema.aliasedSelectList[root] { return built }
         let prefix = alias.map { $0 + "." } ?? ""
         return (schema.selectColumns[root] ?? []).map { $0 == "NULL" ? $0 : prefix + $0 }.joined(separator: ", ")
     }
