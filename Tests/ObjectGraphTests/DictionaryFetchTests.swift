@@ -41,6 +41,23 @@ struct DictionaryFetchTests {
         return (container, context)
     }
 
+    @Test("a request's rarely changed settings start at their defaults and are values: a copy's change stays its own")
+    func requestSettingsAreValues() {
+        var first = FetchRequest<ManagedObject>(entityName: "Order")
+        #expect(first.propertiesToFetch.isEmpty && first.propertiesToGroupBy.isEmpty && first.havingPredicate == nil)
+        #expect(first.relationshipKeyPathsForPrefetching.isEmpty && first.substitutionVariables.isEmpty && !first.returnsDistinctResults)
+        first.propertiesToGroupBy = ["customer"]
+        first.substitutionVariables["LIMIT"] = .integer(3)
+        var second = first
+        second.propertiesToGroupBy.append("status")
+        second.returnsDistinctResults = true
+        second.substitutionVariables["LIMIT"] = .integer(4)
+        #expect(first.propertiesToGroupBy == ["customer"])
+        #expect(second.propertiesToGroupBy == ["customer", "status"])
+        #expect(!first.returnsDistinctResults && second.returnsDistinctResults)
+        #expect(first.substitutionVariables["LIMIT"] == .integer(3) && second.substitutionVariables["LIMIT"] == .integer(4))
+    }
+
     @Test("plain columns give one row per object, including key paths through to-one")
     func plainColumns() throws {
         let (_, context) = try Self.sales()
