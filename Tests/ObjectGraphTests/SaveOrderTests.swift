@@ -7,13 +7,13 @@ import Testing
 /// in a stable order, whichever way it is reached.
 @Suite("Save order")
 struct SaveOrderTests {
-    @Test("inserted objects in creation order, placed or sorted, and permanent IDs first by key")
+    @Test("inserted objects in creation order, closely or sparsely numbered, and permanent IDs first by key")
     func saveOrderIsStable() throws {
         let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("n", .integer64) } }
         let entity = try model.requireEntity("Note")
         let container = try PersistentContainer(model: model, stores: [.inMemory()])
         let context = container.newBackgroundContext()
-        // Enough to be placed by number (more than 64, closely numbered), shuffled.
+        // Closely numbered temporary IDs, shuffled.
         let created = (0..<500).map { _ in ManagedObject(entity: entity, insertInto: nil) }
         var shuffled = created.map { (key: $0.objectID, value: $0) }
         var random = SystemRandomNumberGenerator()

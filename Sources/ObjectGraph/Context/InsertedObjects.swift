@@ -55,14 +55,6 @@ struct InsertedObjects: Sequence {
         count = 0
     }
 
-    /// The objects in insertion order, as an array.
-    var objects: [ManagedObject] {
-        var result: [ManagedObject] = []
-        result.reserveCapacity(count)
-        for object in self { result.append(object) }
-        return result
-    }
-
     /// Closes the holes, keeping the order, and gives the objects their new positions.
     private mutating func compact() {
         var kept: [ManagedObject?] = []

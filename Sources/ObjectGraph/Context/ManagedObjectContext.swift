@@ -376,7 +376,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The objects of a change set in a stable order: by primary key, unsaved ones by creation.
     func inSaveOrder(_ objects: some Collection<(key: ObjectID, value: ManagedObject)>) -> [ManagedObject] {
-        if let placed = Self.placedByCreation(objects) { return placed }
         // Sorting plain integers, the objects left in place and picked by position afterwards:
         // moving object references in the sort retained and released them at every move.
         var unsorted: [ManagedObject] = []
@@ -389,32 +388,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         keyed.sort { $0 < $1 }
         return keyed.map { unsorted[$0.position] }
-    }
-
-    /// Objects that all have temporary IDs numbered closely (a context's inserts), placed in a
-    /// table by number instead of sorted: the inserts of a bulk save come out of a set in
-    /// hash order, and ordering 100,000 of them was a seventh of the save (perf, LMDB). `nil`
-    /// when the IDs are not all temporary, or spread too far for a table of their range.
-    private static func placedByCreation(_ objects: some Collection<(key: ObjectID, value: ManagedObject)>) -> [ManagedObject]? {
-        guard objects.count > 64 else { return nil }
-        var lowest = Int64.max, highest = Int64.min
-        for (id, _) in objects {
-            guard id.isTemporary else { return nil }
-            lowest = min(lowest, id.value)
-            highest = max(highest, id.value)
-        }
-        let span = highest.subtractingReportingOverflow(lowest)
-        guard !span.overflow, span.partialValue < Int64(2 * objects.count + 64) else { return nil }
-        // Temporary numbers are unique (one process-wide sequence), so no two share a slot.
-        var slots = [ManagedObject?](repeating: nil, count: Int(span.partialValue) + 1)
-        for (id, object) in objects { slots[Int(id.value &- lowest)] = object }
-        var placed: [ManagedObject] = []
-        placed.reserveCapacity(objects.count)
-        for index in slots.indices {
-            // Moved out of the table, not copied: one retain per object in all.
-            if let object = slots[index].take() { placed.append(object) }
-        }
-        return placed
     }
 
     func markUpdated(_ object: ManagedObject) {

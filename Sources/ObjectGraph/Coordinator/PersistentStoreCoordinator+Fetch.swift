@@ -73,14 +73,12 @@ extension PersistentStoreCoordinator {
         let entries = try self.entries(holding: request.entity)
         if entries.count == 1 {
             let entry = entries[0]
-            let result: StoreFetchResult
-            if case .count = request.resultType {
+            let result = try entry.gate.read {
                 // (Not copied to set what is set already: a copy retains every part of the request.)
-                result = try entry.gate.read { try entry.store.fetch(request) }
-            } else {
+                if case .count = request.resultType { return try entry.store.fetch(request) }
                 var countRequest = request
                 countRequest.resultType = .count
-                result = try entry.gate.read { try entry.store.fetch(countRequest) }
+                return try entry.store.fetch(countRequest)
             }
             if result.applied.isSuperset(of: .all) { return result.count }
         }
