@@ -70,7 +70,7 @@ extension ManagedObjectContext {
         try error.conflicts.map { conflict in
             let object = registeredLive(conflict.objectID)
             var result = MergeConflictError.ObjectConflict(
-                objectID: conflict.objectID, readVersion: object?.committedSnapshot?.version,
+                objectID: conflict.objectID, readVersion: object?.committedVersion,
                 storedVersion: conflict.storedVersion, contextDeletes: object?.isDeletedStorage ?? false, properties: [])
             guard let object, let read = object.committedSnapshot, let stored = try storedRow(conflict) else { return result }
             for attribute in object.entity.attributes where !attribute.isTransient {

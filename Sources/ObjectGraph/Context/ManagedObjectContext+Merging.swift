@@ -64,7 +64,7 @@ extension ManagedObjectContext {
         var unread: [ObjectID] = []
         for object in stale {
             if !nested, let cached = coordinator.rowCache.snapshot(for: object.objectID),
-               cached.version > (object.committedSnapshot?.version ?? 0) {
+               cached.version > (object.committedVersion ?? 0) {
                 fresh[object.objectID] = cached
             } else {
                 unread.append(object.objectID)
@@ -76,7 +76,7 @@ extension ManagedObjectContext {
         }
         for object in stale {
             // No row: deleted by a later save, whose own notification merges that.
-            guard let row = fresh[object.objectID], nested || row.version > (object.committedSnapshot?.version ?? 0) else { continue }
+            guard let row = fresh[object.objectID], nested || row.version > (object.committedVersion ?? 0) else { continue }
             install(row, keepingChangesOf: object)
             refreshed.insert(object)
         }

@@ -64,7 +64,7 @@ extension ManagedObjectContext {
         do { try fulfillFaultIfNeeded(object) } catch let error as ObjectGraphError where error.code == .objectNotFound || error.code == .objectInaccessible {
             return nil
         }
-        return snapshot(of: object, version: object.committedSnapshot?.version ?? 1)
+        return snapshot(of: object, version: object.committedVersion ?? 1)
     }
 
     /// Applies a child's save as unsaved changes of this context. The child has applied every

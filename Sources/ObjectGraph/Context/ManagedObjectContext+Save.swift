@@ -140,7 +140,7 @@ extension ManagedObjectContext {
             try appendToManyChanges(of: object, to: &changes)
         }
         for object in deleted {
-            changes.deleted.append(RowDeletion(objectID: object.objectID, expectedVersion: object.committedSnapshot?.version))
+            changes.deleted.append(RowDeletion(objectID: object.objectID, expectedVersion: object.committedVersion))
         }
         return changes
     }
@@ -215,7 +215,7 @@ extension ManagedObjectContext {
         }
         for (position, object) in inserted.enumerated() {
             if position < changes.inserted.count && changes.inserted[position].objectID == object.objectID {
-                object.committedSnapshot = Self.take(&changes.inserted[position])
+                object.adoptCommitted(Self.take(&changes.inserted[position]))
             } else {
                 unpaired.append(object)
             }
@@ -224,7 +224,7 @@ extension ManagedObjectContext {
         }
         for object in updated {
             if nextUpdate < changes.updated.count && changes.updated[nextUpdate].values.objectID == object.objectID {
-                object.committedSnapshot = Self.take(&changes.updated[nextUpdate].values)
+                object.adoptCommitted(Self.take(&changes.updated[nextUpdate].values))
                 nextUpdate += 1
             } else {
                 unpaired.append(object)

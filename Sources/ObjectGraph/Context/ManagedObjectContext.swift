@@ -35,6 +35,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public let name: String
     let queue: DispatchQueue
     let token: Int
+    /// What the context's objects hold of it (see ``ContextLink``).
+    let link: ContextLink
 
     // State below is confined to the context's queue, which the API checks; the runtime's
     // dynamic exclusivity checks would add a call to every access (perf), hence `unchecked`.
@@ -87,12 +89,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.coordinator = coordinator
         let token = Self.tokens.add(1, ordering: .relaxed).newValue
         self.token = token
+        self.link = ContextLink(token: token)
         self.name = name ?? "context-\(token)"
         switch concurrencyType {
         case .privateQueue: queue = DispatchQueue(label: "objectgraph.context.\(self.name)")
         case .mainQueue: queue = DispatchQueue.main
         }
         if concurrencyType == .mainQueue { undoStack = ContextUndoStack() }
+        link.context = self
     }
 
     /// The model the context's objects follow.

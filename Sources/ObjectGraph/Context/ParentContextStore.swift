@@ -45,7 +45,7 @@ final class ParentContextStore: PersistentStore, @unchecked Sendable {
             case .snapshots:
                 if request.limit == 0 { return StoreFetchResult(applied: .all) }
                 fetch.returnsObjectsAsFaults = false
-                let rows = try parent.fetch(fetch).map { parent.snapshot(of: $0, version: $0.committedSnapshot?.version ?? 1) }
+                let rows = try parent.fetch(fetch).map { parent.snapshot(of: $0, version: $0.committedVersion ?? 1) }
                 return StoreFetchResult(snapshots: rows, applied: .all)
             case .groups:
                 return StoreFetchResult(applied: [])

@@ -19,9 +19,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The object's entity.
     public let entity: EntityDescription
-    @exclusivity(unchecked) weak var contextStorage: ManagedObjectContext? {
-        // From `newValue`: reading the weak reference back would cost a load per assignment.
+    /// The object's link to its context (see ``ContextLink``: held strongly, it holds the
+    /// context weakly).
+    @exclusivity(unchecked) private var contextLink: ContextLink? {
+        // From `newValue`: reading the link back would cost a load per assignment.
         willSet { contextToken = newValue?.token ?? 0 }
+    }
+    /// The context, `nil` once it is gone (or for an object in none).
+    var contextStorage: ManagedObjectContext? {
+        get { contextLink?.context }
+        set { contextLink = newValue?.link }
     }
     /// The token of ``contextStorage`` (0 for none), kept beside it so that reading a loaded
     /// value checks the queue without loading the weak reference (two atomic updates of the
@@ -29,12 +36,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// a context that is gone is held by no thread.
     @exclusivity(unchecked) private(set) var contextToken = 0
 
-    // Values, indexed by slot; empty while the object is a fault.
-    @exclusivity(unchecked) var attributeValues: [AttributeValue] = []
-    @exclusivity(unchecked) var toOneValues: [ObjectID?] = []
+    // Values, indexed by slot; empty while the object is a fault. Every change goes through
+    // `attributeValues` and `toOneValues`, whose `_modify` keeps the committed row first.
+    @exclusivity(unchecked) private var attributeStorage: [AttributeValue] = []
+    @exclusivity(unchecked) private var toOneStorage: [ObjectID?] = []
     @exclusivity(unchecked) var toManyStates: [ToManyState]
-    /// What the store held when the object was last loaded or saved; `nil` for new objects.
-    @exclusivity(unchecked) var committedSnapshot: RowSnapshot?
+    /// The committed row, when it is not the current values (see ``committedSnapshot``).
+    @exclusivity(unchecked) private var committedStorage: RowSnapshot?
+    /// The committed row's version while the current values *are* the committed row, -1
+    /// otherwise. A fetched object that is only read — most of them — then keeps no second
+    /// reference to its value arrays: keeping the row beside the values was two retains at
+    /// every install and two releases at every deallocation, and an optional row to destroy.
+    @exclusivity(unchecked) private var cleanVersion: Int64 = -1
     @exclusivity(unchecked) var changedAttributeSlots = SlotSet()
     @exclusivity(unchecked) var changedToOneSlots = SlotSet()
     @exclusivity(unchecked) var isFaultStorage: Bool
@@ -136,21 +149,96 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return "<\(entity.name) \(objectID) \(values.joined(separator: " "))>"
     }
 
+    // MARK: Values and the committed row
+
+    /// Attribute values by slot; empty while the object is a fault.
+    final var attributeValues: [AttributeValue] {
+        _read { yield attributeStorage }
+        _modify {
+            keepCommittedRow()
+            yield &attributeStorage
+        }
+    }
+
+    /// To-one destinations by slot; empty while the object is a fault.
+    final var toOneValues: [ObjectID?] {
+        _read { yield toOneStorage }
+        _modify {
+            keepCommittedRow()
+            yield &toOneStorage
+        }
+    }
+
+    /// What the store held when the object was last loaded or saved; `nil` for new objects
+    /// and faults never loaded.
+    final var committedSnapshot: RowSnapshot? {
+        get {
+            if let committedStorage { return committedStorage }
+            guard cleanVersion >= 0 else { return nil }
+            return RowSnapshot(objectID: objectID, version: cleanVersion, attributes: attributeStorage, toOne: toOneStorage)
+        }
+        set {
+            committedStorage = newValue
+            cleanVersion = -1
+        }
+    }
+
+    /// Makes `row`, just saved, the committed row: when its arrays are the object's own (the
+    /// save sent the values as they are), only its version is kept, as for a fetched object.
+    final func adoptCommitted(_ row: consuming RowSnapshot) {
+        let same = row.objectID == objectID
+            && Self.sameBuffer(row.attributes, attributeStorage) && Self.sameBuffer(row.toOne, toOneStorage)
+        if same {
+            cleanVersion = row.version
+            committedStorage = nil
+        } else {
+            committedStorage = consume row
+            cleanVersion = -1
+        }
+    }
+
+    /// Whether two arrays share one buffer (and so hold the same values).
+    @inline(__always)
+    private static func sameBuffer<Element>(_ a: [Element], _ b: [Element]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress && x.count == y.count } }
+    }
+
+    /// The version of ``committedSnapshot``, without building the row.
+    final var committedVersion: Int64? {
+        if let committedStorage { return committedStorage.version }
+        return cleanVersion >= 0 ? cleanVersion : nil
+    }
+
+    /// Before the values change: the committed row, until now the values themselves, is kept
+    /// on its own (sharing the arrays, which the change then copies).
+    @inline(__always)
+    private func keepCommittedRow() {
+        guard cleanVersion >= 0 else { return }
+        committedStorage = RowSnapshot(objectID: objectID, version: cleanVersion, attributes: attributeStorage, toOne: toOneStorage)
+        cleanVersion = -1
+    }
+
     // MARK: Internal state helpers
 
     /// Installs stored values: the object stops being a fault. To-ones cleared while it was
     /// a fault (a cascade deleting it, see `ManagedObjectContext.unlinkInverse`) stay cleared.
     func install(_ snapshot: consuming RowSnapshot) {
-        attributeValues = snapshot.attributes
         if isFaultStorage && !changedToOneSlots.isEmpty {
             var values = snapshot.toOne
-            for slot in changedToOneSlots { values[slot] = toOneValues[slot] }
-            toOneValues = values
+            for slot in changedToOneSlots { values[slot] = toOneStorage[slot] }
+            attributeStorage = snapshot.attributes
+            toOneStorage = values
+            // The values differ from the row: the row is kept on its own.
+            committedStorage = consume snapshot
+            cleanVersion = -1
         } else {
-            toOneValues = snapshot.toOne
+            // The values are the row: its arrays move in, and only its version is kept.
+            cleanVersion = snapshot.version
+            committedStorage = nil
+            var row = consume snapshot
+            swap(&attributeStorage, &row.attributes)
+            swap(&toOneStorage, &row.toOne)
         }
-        // Last, so the row moves in rather than being copied.
-        committedSnapshot = consume snapshot
         isFaultStorage = false
     }
 
