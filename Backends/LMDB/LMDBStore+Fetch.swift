@@ -11,6 +11,17 @@ extension LMDBStore {
     /// Answers a fetch completely (predicate, sort and range) in one read transaction.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         let compiled = try request.compiled(in: model)
+        if request.resultType == .count, let predicate = compiled.predicate {
+            // A count that a relationship plan answers alone (`chat == X`) reads no row: its
+            // transaction captures only what the plan needs, where the general body below
+            // read its copy of the whole request (a copy retains every part of it).
+            let codes = layout.codes(of: request)
+            let counted = try read { txn -> Int? in
+                guard let plan = try RelationshipPlan.make(predicate, store: self, in: txn) else { return nil }
+                return try plan.count(store: self, codes: codes, in: txn)
+            }
+            if let counted { return StoreFetchResult(count: request.rangedCount(counted), applied: .all) }
+        }
         guard let rowsDBI = handles.rows[request.entity.rootName] else {
             throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity \(request.entity.name)")
         }
@@ -44,9 +55,7 @@ extension LMDBStore {
             if counting { count += 1 } else { rows.append(row) }
         }
         if let predicate, let plan = try RelationshipPlan.make(predicate, store: self, in: txn) {
-            if counting, let exact = try plan.count(store: self, codes: codes, in: txn) {
-                return StoreFetchResult(count: request.rangedCount(exact), applied: .all)
-            }
+            // (A count the plan answers alone was answered by fetch(_:).)
             exact = plan.isWholePredicate
             try plan.forEachEntry(store: self, in: txn, candidate)
         } else if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {

@@ -4,7 +4,8 @@ extension ManagedObjectContext {
     /// Loads a fault's values (from the row cache or the store).
     func fulfillFaultIfNeeded(_ object: ManagedObject) throws {
         guard object.isFaultStorage else { return }
-        if object.contextStorage == nil {
+        // An object of this context (alive: its method runs) is in a context without a weak load.
+        if !object.belongs(to: self) && object.contextStorage == nil {
             throw ObjectGraphError(.objectInaccessible, objectID: object.objectID, "\(object.objectID) is no longer in a context (deleted and saved, or its context was reset)")
         }
         if object.isInaccessibleStorage {

@@ -92,7 +92,10 @@ extension FetchRequest {
     /// The filter a fetch applies: ``predicate`` (with its variables substituted) and the
     /// translated ``typedPredicate``; both must hold when both are set.
     func effectivePredicate(for entity: EntityDescription, in model: ManagedObjectModel) throws -> FetchPredicate? {
-        let format = try predicate.map { try $0.substituting(substitutionVariables) }
+        // Without variables, substituting would rebuild the tree to change nothing (a twelfth of
+        // a count, perf): a `$VARIABLE` left in it fails compilation with the same error.
+        let variables = substitutionVariables
+        let format = variables.isEmpty ? predicate : try predicate.map { try $0.substituting(variables) }
         guard hasTypedPredicate, let typedPredicate else { return format }
         let translated = try FetchPredicate(typedPredicate, entity: entity, model: model)
         return format.map { $0 && translated } ?? translated

@@ -30,6 +30,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         get { contextLink?.context }
         set { contextLink = newValue?.link }
     }
+    /// The context, when the current thread runs one of its blocks (which keeps it alive), read
+    /// without a weak load; `nil` anywhere else (then use ``contextStorage``).
+    @inline(__always)
+    final var confinedContext: ManagedObjectContext? {
+        guard contextToken != 0, QueueOwnership.holds(contextToken) else { return nil }
+        return contextLink.unsafelyUnwrapped.owner
+    }
     /// The token of ``contextStorage`` (0 for none), kept beside it so that reading a loaded
     /// value checks the queue without loading the weak reference (two atomic updates of the
     /// context's reference count per read). A context's token is never reused, so the token of
