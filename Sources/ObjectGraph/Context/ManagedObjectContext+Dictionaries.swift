@@ -123,17 +123,23 @@ extension ManagedObjectContext {
         statisticsStorage.storeRoundTrips += 1
         let groups = try coordinator.groups(storeRequest)
         let keyCount = request.propertiesToGroupBy.count
+        // Every row has the same keys: each is a copy of one template row with its values
+        // replaced through the template's indexes (valid in a copy, and replacing a value
+        // moves no entry), so no row hashes a key — hashing each column's name into each
+        // row, and copying the resolved columns to read their names, were a third of the
+        // context's part of a 1,000-group answer (perf).
+        var template = FetchedRow(minimumCapacity: columns.count)
+        for column in columns { template[column.property.name] = .null }
+        let slots = columns.map { template.index(forKey: $0.property.name)! }
         return groups.map { values in
-            // Sized once: a row grown from empty rehashed its keys at each step (a tenth of a
-            // 1,000-group answer from LMDB, measured).
-            var row = FetchedRow(minimumCapacity: columns.count)
-            for (column, source) in zip(columns, sources) {
-                switch source {
-                case .key(let index): row[column.property.name] = values[index]
+            var row = template
+            for position in sources.indices {
+                switch sources[position] {
+                case .key(let index): row.values[slots[position]] = values[index]
                 case .aggregate(let index):
                     var value = values[keyCount + index]
                     if value.isNull, case .function(let function, _) = aggregates[index] { value = function.apply([]) }
-                    row[column.property.name] = value
+                    row.values[slots[position]] = value
                 }
             }
             return row
