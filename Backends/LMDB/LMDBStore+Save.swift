@@ -22,7 +22,7 @@ extension LMDBStore {
         for snapshot in changes.inserted {
             let (rows, pk, entity, indexes) = try target(snapshot.objectID)
             // One B-tree operation, not a lookup and then a put: LMDB refuses an existing key.
-            guard try txn.putNew(rows, PrimaryKeyBytes.encode(pk), codec.encode(snapshot)) else {
+            guard try txn.putNew(rows, primaryKey: pk, codec.encode(snapshot)) else {
                 throw StoreError(.backend, "cannot insert \(snapshot.objectID): a row with that key exists in \(url.path)")
             }
             if !indexes.isEmpty { try writeIndexEntries(of: snapshot, entity: entity, indexes: indexes, old: nil, txn) }
@@ -32,9 +32,8 @@ extension LMDBStore {
         for index in changes.updated.indices {
             let id = changes.updated[index].values.objectID
             let (rows, pk, entity, indexes) = try target(id)
-            let key = PrimaryKeyBytes.encode(pk)
             let old = indexes.isEmpty ? nil : try row(id, in: txn)
-            try txn.put(rows, key, codec.encode(changes.updated[index].values))
+            try txn.put(rows, primaryKey: pk, codec.encode(changes.updated[index].values))
             if !indexes.isEmpty { try writeIndexEntries(of: changes.updated[index].values, entity: entity, indexes: indexes, old: old, txn) }
         }
         // Rows inserted above exist without looking them up (a bulk insert's memberships name

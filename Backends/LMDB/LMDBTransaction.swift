@@ -36,10 +36,17 @@ struct LMDBTransaction {
         try check(rc, "writing \(environment.path)")
     }
 
-    /// Stores `value` under a key that must be new (`MDB_NOOVERWRITE`); `false`, writing
-    /// nothing, when the key exists.
-    func putNew(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) throws -> Bool {
-        let rc = rawPut(dbi, key, value, flags: UInt32(MDB_NOOVERWRITE))
+    /// Stores `value` under the row key of `pk` (see ``PrimaryKeyBytes``), the key built on
+    /// the stack rather than in an array (an allocation per row of a bulk save).
+    func put(_ dbi: MDB_dbi, primaryKey pk: Int64, _ value: [UInt8]) throws {
+        let rc = PrimaryKeyBytes.withKey(pk) { key in rawPut(dbi, key, value, flags: 0) }
+        try check(rc, "writing \(environment.path)")
+    }
+
+    /// Stores `value` under the row key of `pk`, which must be new (`MDB_NOOVERWRITE`);
+    /// `false`, writing nothing, when the key exists.
+    func putNew(_ dbi: MDB_dbi, primaryKey pk: Int64, _ value: [UInt8]) throws -> Bool {
+        let rc = PrimaryKeyBytes.withKey(pk) { key in rawPut(dbi, key, value, flags: UInt32(MDB_NOOVERWRITE)) }
         if rc == MDB_KEYEXIST { return false }
         try check(rc, "writing \(environment.path)")
         return true
@@ -47,12 +54,14 @@ struct LMDBTransaction {
 
     /// `mdb_put`'s status for `key` and `value` with `flags`.
     private func rawPut(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], flags: UInt32) -> Int32 {
-        key.withUnsafeBytes { rawKey in
-            value.withUnsafeBytes { rawValue in
-                var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
-                var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
-                return mdb_put(txn, dbi, &k, &v, flags)
-            }
+        key.withUnsafeBytes { rawKey in rawPut(dbi, rawKey, value, flags: flags) }
+    }
+
+    private func rawPut(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: [UInt8], flags: UInt32) -> Int32 {
+        value.withUnsafeBytes { rawValue in
+            var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+            var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+            return mdb_put(txn, dbi, &k, &v, flags)
         }
     }
 

@@ -59,7 +59,7 @@ struct RowCodec {
     }
 
     func encode(_ row: RowSnapshot) -> [UInt8] {
-        var writer = ByteWriter(capacity: 32 + row.attributes.count * 12)
+        var writer = ByteWriter(capacity: Self.encodedSize(row))
         writer.u8(Self.format)
         writer.u16(code(of: row.objectID) ?? UInt16.max)
         writer.u64(UInt64(bitPattern: row.version))
@@ -68,6 +68,22 @@ struct RowCodec {
         writer.u16(UInt16(row.toOne.count))
         for destination in row.toOne { writeReference(destination, to: &writer) }
         return writer.bytes
+    }
+
+    /// The size of a row's encoding (at most, but for a reference to an entity outside the
+    /// store, which also holds its name): the writer is allocated once, where a guess grew
+    /// it again for every row holding a longer string.
+    private static func encodedSize(_ row: RowSnapshot) -> Int {
+        var size = 1 + 2 + 8 + 2 + 2 + row.toOne.count * 11
+        for value in row.attributes {
+            switch value {
+            case .string(let v): size += 5 + v.utf8.count
+            case .data(let v): size += 5 + v.count
+            case .decimal, .uri: size += 64
+            default: size += 17
+            }
+        }
+        return size
     }
 
     func writeReference(_ id: ObjectID?, to writer: inout ByteWriter) {
@@ -179,15 +195,15 @@ struct RowCodec {
         case .null: writer.u8(Tag.null.rawValue)
         case .integer(let v): writer.u8(Tag.integer.rawValue); writer.u64(UInt64(bitPattern: v))
         case .double(let v): writer.u8(Tag.double.rawValue); writer.u64(v.bitPattern)
-        case .decimal(let v): writer.u8(Tag.decimal.rawValue); writer.blob(Array(v.description.utf8))
-        case .string(let v): writer.u8(Tag.string.rawValue); writer.blob(Array(v.utf8))
+        case .decimal(let v): writer.u8(Tag.decimal.rawValue); writer.string(v.description)
+        case .string(let v): writer.u8(Tag.string.rawValue); writer.string(v)
         case .bool(let v): writer.u8(Tag.bool.rawValue); writer.u8(v ? 1 : 0)
         case .date(let v): writer.u8(Tag.date.rawValue); writer.u64(v.timeIntervalSinceReferenceDate.bitPattern)
         case .data(let v): writer.u8(Tag.data.rawValue); writer.blob(v)
         case .uuid(let v):
             writer.u8(Tag.uuid.rawValue)
             withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
-        case .uri(let v): writer.u8(Tag.uri.rawValue); writer.blob(Array(v.absoluteString.utf8))
+        case .uri(let v): writer.u8(Tag.uri.rawValue); writer.string(v.absoluteString)
         }
     }
 
