@@ -125,14 +125,21 @@ struct LMDBCursor {
 
     /// Moves to `key` (`MDB_SET_KEY`) or the first key at or after it (`MDB_SET_RANGE`).
     func position(_ op: MDB_cursor_op, key: [UInt8]) throws -> Entry? {
-        try key.withUnsafeBytes { raw in
-            var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            var v = MDB_val()
-            let rc = mdb_cursor_get(cursor, &k, &v, op)
-            if rc == MDB_NOTFOUND { return nil }
-            try check(rc, "positioning a cursor in \(path)")
-            return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
-        }
+        try key.withUnsafeBytes { raw in try position(op, key: raw) }
+    }
+
+    /// ``position(_:key:)`` at the row key of `pk`, built on the stack.
+    func position(_ op: MDB_cursor_op, primaryKey pk: Int64) throws -> Entry? {
+        try PrimaryKeyBytes.withKey(pk) { raw in try position(op, key: raw) }
+    }
+
+    private func position(_ op: MDB_cursor_op, key raw: UnsafeRawBufferPointer) throws -> Entry? {
+        var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, op)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "positioning a cursor in \(path)")
+        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
     }
 
     /// Moves to the pair `key`/`value` of a duplicate-sorted database (`MDB_GET_BOTH`).

@@ -99,7 +99,7 @@ struct RelationshipPlan {
         guard isWholePredicate else { return nil }
         if candidateCodes.isSubset(of: codes), !LMDBLayout.keepsList(inverse) {
             return try txn.withCursor(members) { cursor in
-                try cursor.position(MDB_SET_KEY, key: PrimaryKeyBytes.encode(ownerKey)) == nil ? 0 : try cursor.duplicateCount()
+                try cursor.position(MDB_SET_KEY, primaryKey: ownerKey) == nil ? 0 : try cursor.duplicateCount()
             }
         }
         var count = 0
