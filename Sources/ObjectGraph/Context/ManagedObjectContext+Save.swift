@@ -130,6 +130,10 @@ extension ManagedObjectContext {
             changes.inserted.append(snapshot(of: object, version: 1))
             try appendToManyChanges(of: object, to: &changes)
         }
+        // Sized once: grown by doublings, 10,000 updates were copied again and again (perf: a
+        // tenth of building the change set, in memmove and page faults).
+        changes.updated.reserveCapacity(updated.count)
+        changes.deleted.reserveCapacity(deleted.count)
         for object in updated {
             let persistentChange = object.changedAttributeSlots.contains { !object.entity.attributes[$0].isTransient }
                 || object.changedToOneSlots.contains { !object.entity.toOneRelationships[$0].isTransient }
