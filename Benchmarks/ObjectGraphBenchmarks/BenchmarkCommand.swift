@@ -11,7 +11,7 @@ struct BenchmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "objectgraph-bench",
         abstract: "ObjectGraph's SQLite and LMDB stores against raw sqlite3 and raw LMDB, and its binary store against a hand-written flat file, side by side, as ratios.",
-        discussion: "Workloads: \((allWorkloads.map(\.name) + ["memory", "binary-memory"]).joined(separator: ", ")). Run a release build.")
+        discussion: "Workloads: \((allWorkloads.map(\.name) + ["memory", "binary-memory", "floor"]).joined(separator: ", ")). Run a release build.")
 
     static let sqliteWorkloads: [Workload] = ChatWorkloads.all + SchoolWorkloads.all
     static let allWorkloads: [Workload] = sqliteWorkloads + BinaryFileWorkloads.all
@@ -74,7 +74,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: .hidden) var memoryCount: Int?
 
     func validate() throws {
-        let known = Set(Self.allWorkloads.map(\.name) + ["memory", "binary-memory"])
+        let known = Set(Self.allWorkloads.map(\.name) + ["memory", "binary-memory", "floor"])
         for name in workloads where !known.contains(name) {
             throw ValidationError("unknown workload '\(name)'; known: \(known.sorted().joined(separator: ", "))")
         }
@@ -95,6 +95,7 @@ struct BenchmarkCommand: ParsableCommand {
             for workload in Self.allWorkloads { print(Harness.pad(workload.name, 18) + workload.summary) }
             print(Harness.pad("memory", 18) + "insert N small objects in batches, then iterate them with fetchBatched(500): peak RSS")
             print(Harness.pad("binary-memory", 18) + "open a binary store of N items, and read the same records from a flat file: peak RSS against the file size")
+            print(Harness.pad("floor", 18) + "raw LMDB's fetch-all with an object per row (and a uniquing table): the floor under fetch-all, as # lines in the LMDB table")
             return
         }
         var sizes = quick ? Sizes.quick : Sizes.full
@@ -103,7 +104,7 @@ struct BenchmarkCommand: ParsableCommand {
         if let memoryObjects { sizes.memoryObjects = memoryObjects }
         if let binaryObjects { sizes.binaryObjects = binaryObjects }
         let repetitions = self.repetitions ?? (quick ? 3 : 5)
-        let selected = workloads.isEmpty ? Self.allWorkloads.map(\.name) + ["memory", "binary-memory"] : workloads
+        let selected = workloads.isEmpty ? Self.allWorkloads.map(\.name) + ["memory", "binary-memory", "floor"] : workloads
 
         let keep = directory != nil
         let root = directory.map { URL(fileURLWithPath: $0, isDirectory: true) }
@@ -124,8 +125,13 @@ struct BenchmarkCommand: ParsableCommand {
             try runGRDB(selected, against: sqlite, fixtures: fixtures, repetitions: repetitions, log: log)
         }
         if store == .all || store == .binary { try runBinary(selected, fixtures: fixtures, repetitions: repetitions, log: log) }
-        if store == .all || store == .lmdb, let worst = try table("lmdb", raw: "LMDB", LMDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log).worst {
-            print(worst)
+        if store == .all || store == .lmdb {
+            let worst = try table("lmdb", raw: "LMDB", LMDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log).worst
+            if selected.contains("floor") {
+                let floor = try ObjectFloor.workloads.map { try Harness.measure($0, fixtures: fixtures, repetitions: repetitions, budget: budget, log: log) }
+                for line in ObjectFloor.lines(floor) { print(line) }
+            }
+            if let worst { print(worst) }
         }
     }
 

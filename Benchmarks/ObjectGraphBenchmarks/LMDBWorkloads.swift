@@ -92,6 +92,11 @@ enum LMDBWorkloads {
     static let fetchAll = reading("fetch-all", "fetch every message with faults off, touch text and sentAt; raw: one cursor over the message rows") { context, _, _ in
         try ChatBodies.fetchAll(context)
     } raw: { db, _ in
+        try rawFetchAll(db)
+    }
+
+    /// The raw side of `fetch-all` (also the raw side of ``ObjectFloor``'s lines).
+    static func rawFetchAll(_ db: RawLMDB) throws -> Tally {
         try db.read { txn in
             var messages: [ChatWorkloads.RawMessage] = []
             try db.scan(txn, db.messages) { pk, value in
