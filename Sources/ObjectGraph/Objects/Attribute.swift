@@ -13,8 +13,7 @@
 /// string attribute) is a programming error reported the same way at first access.
 @propertyWrapper
 public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrapper {
-    let explicitName: String?
-    var probe = 0
+    var explicitName: String?
 
     /// An attribute named like the property.
     public init() { self.explicitName = nil }

@@ -21,10 +21,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public let entity: EntityDescription
     /// The object's link to its context (see ``ContextLink``: held strongly, it holds the
     /// context weakly).
-    @exclusivity(unchecked) private var contextLink: ContextLink? {
-        // From `newValue`: reading the link back would cost a load per assignment.
-        willSet { contextToken = newValue?.token ?? 0 }
-    }
+    @exclusivity(unchecked) private var contextLink: ContextLink?
     /// The context, `nil` once it is gone (or for an object in none).
     var contextStorage: ManagedObjectContext? {
         get { contextLink?.context }
@@ -37,19 +34,22 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         guard contextToken != 0, QueueOwnership.holds(contextToken) else { return nil }
         return contextLink.unsafelyUnwrapped.owner
     }
-    /// The token of ``contextStorage`` (0 for none), kept beside it so that reading a loaded
-    /// value checks the queue without loading the weak reference (two atomic updates of the
-    /// context's reference count per read). A context's token is never reused, so the token of
-    /// a context that is gone is held by no thread.
-    @exclusivity(unchecked) private(set) var contextToken = 0
+    /// The token of ``contextStorage`` (0 for none), read from the link, so that reading a
+    /// loaded value checks the queue without loading the weak reference (two atomic updates
+    /// of the context's reference count per read). A context's token is never reused, so the
+    /// token of a context that is gone is held by no thread. (Not stored in the object: every
+    /// object of a context shares the link, whose memory is hot, and objects are smaller.)
+    @inline(__always)
+    final var contextToken: Int { contextLink?.token ?? 0 }
 
     // Values, indexed by slot; empty while the object is a fault. Every change goes through
     // `attributeValues` and `toOneValues`, whose `_modify` keeps the committed row first.
     @exclusivity(unchecked) private var attributeStorage: [AttributeValue] = []
     @exclusivity(unchecked) private var toOneStorage: [ObjectID?] = []
     @exclusivity(unchecked) var toManyStates: [ToManyState]
-    /// The committed row, when it is not the current values (see ``committedSnapshot``).
-    @exclusivity(unchecked) private var committedStorage: RowSnapshot?
+    /// The committed row, when it is not the current values (see ``committedSnapshot``);
+    /// boxed, so an object that never changes carries one word for it, not a whole row.
+    @exclusivity(unchecked) private var committedBox: CommittedRow?
     /// The committed row's version while the current values *are* the committed row, -1
     /// otherwise. A fetched object that is only read — most of them — then keeps no second
     /// reference to its value arrays: keeping the row beside the values was two retains at
@@ -180,12 +180,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// and faults never loaded.
     final var committedSnapshot: RowSnapshot? {
         get {
-            if let committedStorage { return committedStorage }
+            if let committedBox { return committedBox.row }
             guard cleanVersion >= 0 else { return nil }
             return RowSnapshot(objectID: objectID, version: cleanVersion, attributes: attributeStorage, toOne: toOneStorage)
         }
         set {
-            committedStorage = newValue
+            committedBox = newValue.map(CommittedRow.init)
             cleanVersion = -1
         }
     }
@@ -197,9 +197,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             && Self.sameBuffer(row.attributes, attributeStorage) && Self.sameBuffer(row.toOne, toOneStorage)
         if same {
             cleanVersion = row.version
-            committedStorage = nil
+            committedBox = nil
         } else {
-            committedStorage = consume row
+            committedBox = CommittedRow(consume row)
             cleanVersion = -1
         }
     }
@@ -212,7 +212,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The version of ``committedSnapshot``, without building the row.
     final var committedVersion: Int64? {
-        if let committedStorage { return committedStorage.version }
+        if let committedBox { return committedBox.row.version }
         return cleanVersion >= 0 ? cleanVersion : nil
     }
 
@@ -221,7 +221,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @inline(__always)
     private func keepCommittedRow() {
         guard cleanVersion >= 0 else { return }
-        committedStorage = RowSnapshot(objectID: objectID, version: cleanVersion, attributes: attributeStorage, toOne: toOneStorage)
+        committedBox = CommittedRow(RowSnapshot(objectID: objectID, version: cleanVersion, attributes: attributeStorage, toOne: toOneStorage))
         cleanVersion = -1
     }
 
@@ -236,12 +236,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             attributeStorage = snapshot.attributes
             toOneStorage = values
             // The values differ from the row: the row is kept on its own.
-            committedStorage = consume snapshot
+            committedBox = CommittedRow(consume snapshot)
             cleanVersion = -1
         } else {
             // The values are the row: its arrays move in, and only its version is kept.
             cleanVersion = snapshot.version
-            committedStorage = nil
+            committedBox = nil
             var row = consume snapshot
             swap(&attributeStorage, &row.attributes)
             swap(&toOneStorage, &row.toOne)
@@ -265,5 +265,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         let line = "ObjectGraph: \(message)\n"
         FileHandle.standardError.write(Data(line.utf8))
         fatalError(message)
+    }
+}
+
+/// A committed row kept apart from an object's values (see ``ManagedObject/committedSnapshot``).
+final class CommittedRow {
+    let row: RowSnapshot
+
+    init(_ row: consuming RowSnapshot) {
+        self.row = row
     }
 }

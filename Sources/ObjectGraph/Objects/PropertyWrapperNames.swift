@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 
-/// What ``Attribute`` and ``Relationship`` share: an optional explicit name, a probe used to
-/// find the declared name, and the resolved property cached in the wrapper itself.
+/// What ``Attribute`` and ``Relationship`` share: an optional explicit name, which also serves
+/// as the probe that finds the declared name when there is none (a wrapper's only stored
+/// field: a separate probe field made every wrapped property of every object a word larger).
 protocol ManagedPropertyWrapper {
-    var explicitName: String? { get }
-    var probe: Int { get set }
+    var explicitName: String? { get set }
 }
 
 /// Finds the Swift property name behind a wrapper's storage key path, once per key path.
@@ -27,14 +27,15 @@ enum PropertyWrapperNames {
     ) -> String {
         if let explicit = object[keyPath: storage].explicitName { return explicit }
         if let known = cache.withLock({ $0[Key(path: storage)] }) { return known }
-        let token = tokens.add(1, ordering: .relaxed).newValue
-        let saved = object[keyPath: storage].probe
-        object[keyPath: storage].probe = token
-        defer { object[keyPath: storage].probe = saved }
+        // The wrapper has no explicit name (checked above): a unique one is written in for the
+        // search, and taken out again.
+        let token = "\u{1}objectgraph-probe-\(tokens.add(1, ordering: .relaxed).newValue)"
+        object[keyPath: storage].explicitName = token
+        defer { object[keyPath: storage].explicitName = nil }
         var mirror: Mirror? = Mirror(reflecting: object)
         while let current = mirror {
             for child in current.children {
-                guard let wrapper = child.value as? any ManagedPropertyWrapper, wrapper.probe == token,
+                guard let wrapper = child.value as? any ManagedPropertyWrapper, wrapper.explicitName == token,
                       let label = child.label else { continue }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                 cache.withLock { $0[Key(path: storage)] = name }

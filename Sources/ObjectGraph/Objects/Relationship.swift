@@ -94,8 +94,7 @@ extension OrderedSet: RelationshipValue where Element: ManagedObject {
 /// maintained). The projected value (`$messages`) edits in place.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
-    let explicitName: String?
-    var probe = 0
+    var explicitName: String?
 
     /// A relationship named like the property.
     public init() { self.explicitName = nil }
