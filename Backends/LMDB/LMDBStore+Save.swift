@@ -166,7 +166,7 @@ extension LMDBStore {
         // The old values matter only for index entries; the to-ones for the holders (a fifth of
         // deleting a row was decoding values nobody read, perf).
         let oldAttributes: [AttributeValue]
-        let oldToOne: [ObjectID?]
+        let oldToOne: ToOneValues
         do {
             if indexes.isEmpty {
                 oldAttributes = []

@@ -138,7 +138,7 @@ struct RowCodec {
         for _ in 0..<attributeCount { attributes.append(try Self.read(&reader)) }
         let toOneCount = Int(try reader.u16())
         guard toOneCount == shape.toOne else { throw ByteReader.Truncated() }
-        var toOne: [ObjectID?] = []
+        var toOne = ToOneValues()
         toOne.reserveCapacity(toOneCount)
         for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
         return RowSnapshot(
@@ -161,7 +161,7 @@ struct RowCodec {
 
     /// A row's to-one destinations, its attribute values skipped, not decoded: deleting a row
     /// of an entity without indexes needs only these.
-    func decodeToOne(_ bytes: UnsafeRawBufferPointer) throws -> [ObjectID?] {
+    func decodeToOne(_ bytes: UnsafeRawBufferPointer) throws -> ToOneValues {
         var reader = ByteReader(bytes)
         guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
         let code = try reader.u16()
@@ -173,7 +173,7 @@ struct RowCodec {
         for _ in 0..<attributeCount { try Self.skip(&reader) }
         let toOneCount = Int(try reader.u16())
         guard toOneCount == shape.toOne else { throw ByteReader.Truncated() }
-        var toOne: [ObjectID?] = []
+        var toOne = ToOneValues()
         toOne.reserveCapacity(toOneCount)
         for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
         return toOne

@@ -111,7 +111,7 @@ final class SQLiteRowReader: Sendable {
         for column in columns {
             attributes.append(column.map { statement.value($0.position, as: $0.type) } ?? .null)
         }
-        var toOne: [ObjectID?] = []
+        var toOne = ToOneValues()
         toOne.reserveCapacity(toOnePositions.count)
         for slot in toOnePositions.indices {
             var id: ObjectID? = nil

@@ -94,7 +94,7 @@ struct ObjectState {
     var inContext: Bool
     var objectID: ObjectID
     var attributeValues: [AttributeValue]
-    var toOneValues: [ObjectID?]
+    var toOneValues: ToOneValues
     var toManyStates: [ToManyState]
     var committedSnapshot: RowSnapshot?
     var changedAttributeSlots: SlotSet

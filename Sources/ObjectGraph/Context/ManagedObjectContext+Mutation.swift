@@ -99,7 +99,7 @@ extension ManagedObjectContext {
         } else if deletingDestination && destination.isFaultStorage && !destination.isInaccessibleStorage && !destination.objectID.isTemporary {
             noteUndoableChange(destination)
             if destination.toOneValues.isEmpty {
-                destination.toOneValues = Array(repeating: nil, count: destination.entity.toOneRelationships.count)
+                destination.toOneValues = ToOneValues(repeating: nil, count: destination.entity.toOneRelationships.count)
             }
             destination.toOneValues[inverseSlot] = nil
             destination.changedToOneSlots.insert(inverseSlot)

@@ -293,7 +293,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         noteUndoableChange(object)
         object.contextStorage = self
         object.attributeValues = entity.defaultValues
-        object.toOneValues = Array(repeating: nil, count: entity.toOneRelationships.count)
+        object.toOneValues = ToOneValues(repeating: nil, count: entity.toOneRelationships.count)
         object.toManyStates = Array(repeating: .inserted, count: entity.toManyRelationships.count)
         object.isFaultStorage = false
         object.isInsertedStorage = true

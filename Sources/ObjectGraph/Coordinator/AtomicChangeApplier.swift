@@ -21,13 +21,13 @@ struct AtomicChangeApplier {
             }
             contents.tables[root, default: [:]][pk] = StoredRow(
                 entityName: entity.name, version: snapshot.version, attributes: snapshot.attributes,
-                toOne: snapshot.toOne, toMany: Array(repeating: [], count: entity.toManyRelationships.count))
+                toOne: snapshot.toOne.array, toMany: Array(repeating: [], count: entity.toManyRelationships.count))
             if pk >= contents.nextPrimaryKey[root] ?? 1 { contents.nextPrimaryKey[root] = pk + 1 }
         }
         for update in changes.updated {
             let (root, pk, _) = try locate(update.values.objectID)
             contents.tables[root]![pk]!.attributes = update.values.attributes
-            contents.tables[root]![pk]!.toOne = update.values.toOne
+            contents.tables[root]![pk]!.toOne = update.values.toOne.array
             contents.tables[root]![pk]!.version = update.values.version
         }
         for change in changes.toMany {

@@ -12,10 +12,10 @@ public struct RowSnapshot: Sendable, Hashable {
     /// Attribute values by slot.
     public var attributes: [AttributeValue]
     /// To-one destinations by slot (`nil` for none).
-    public var toOne: [ObjectID?]
+    public var toOne: ToOneValues
 
     /// Creates a snapshot.
-    public init(objectID: ObjectID, version: Int64, attributes: [AttributeValue], toOne: [ObjectID?]) {
+    public init(objectID: ObjectID, version: Int64, attributes: [AttributeValue], toOne: ToOneValues) {
         self.objectID = objectID
         self.version = version
         self.attributes = attributes

@@ -45,7 +45,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // Values, indexed by slot; empty while the object is a fault. Every change goes through
     // `attributeValues` and `toOneValues`, whose `_modify` keeps the committed row first.
     @exclusivity(unchecked) private var attributeStorage: [AttributeValue] = []
-    @exclusivity(unchecked) private var toOneStorage: [ObjectID?] = []
+    @exclusivity(unchecked) private var toOneStorage = ToOneValues()
     @exclusivity(unchecked) var toManyStates: [ToManyState]
     /// The committed row, when it is not the current values (see ``committedSnapshot``);
     /// boxed, so an object that never changes carries one word for it, not a whole row.
@@ -168,7 +168,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// To-one destinations by slot; empty while the object is a fault.
-    final var toOneValues: [ObjectID?] {
+    final var toOneValues: ToOneValues {
         _read { yield toOneStorage }
         _modify {
             keepCommittedRow()
@@ -194,7 +194,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// save sent the values as they are), only its version is kept, as for a fetched object.
     final func adoptCommitted(_ row: consuming RowSnapshot) {
         let same = row.objectID == objectID
-            && Self.sameBuffer(row.attributes, attributeStorage) && Self.sameBuffer(row.toOne, toOneStorage)
+            && Self.sameBuffer(row.attributes, attributeStorage) && row.toOne == toOneStorage
         if same {
             cleanVersion = row.version
             committedBox = nil
