@@ -21,20 +21,21 @@ extension ManagedObjectContext {
             try fulfillFaults(group.ids.compactMap { registeredLive($0) })
             if !object.isFaultStorage { return }
         }
-        let snapshot: RowSnapshot?
-        if let cached = coordinator.rowCache.snapshot(for: object.objectID) {
+        var snapshot = coordinator.rowCache.snapshot(for: object.objectID)
+        if snapshot != nil {
             statisticsStorage.rowCacheHits += 1
-            snapshot = cached
         } else {
             statisticsStorage.storeRoundTrips += 1
             snapshot = try coordinator.snapshot(for: object.objectID)
         }
-        guard let snapshot else {
+        // Moved out of the optional, not bound: binding copied the row (retaining its values)
+        // and destroyed the optional's copy afterwards, at every fault.
+        guard let row = snapshot.take() else {
             object.isInaccessibleStorage = true
             throw ObjectGraphError(.objectNotFound, objectID: object.objectID, "the record for \(object.objectID) does not exist (deleted by another context or never saved)")
         }
         statisticsStorage.faultsFired += 1
-        object.install(consume snapshot)
+        object.install(consume row)
         object.awakeFromFetch()
     }
 

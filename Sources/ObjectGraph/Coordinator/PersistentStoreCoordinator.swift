@@ -159,7 +159,9 @@ public final class PersistentStoreCoordinator: Sendable {
         let entry = try entry(for: id)
         let mark = rowCache.readMark
         let row = try entry.gate.read { try entry.store.snapshot(for: id) }
-        if caching, let row { rowCache.store(CollectionOfOne(row), readSince: mark) }
+        // Asked first: wrapping the row to offer it copied it (retaining its values) even when
+        // the cache takes nothing, as for stores whose rows are cheap to read again.
+        if caching, !rowCache.isBypassed, let row { rowCache.store(CollectionOfOne(row), readSince: mark) }
         return row
     }
 
