@@ -2,6 +2,7 @@ import CLMDB
 import Foundation
 import ObjectGraph
 import ObjectGraphLMDB
+import Synchronization
 
 /// Models, files and raw-LMDB helpers shared by the LMDB store's tests.
 enum LMDBFixture {
@@ -25,8 +26,16 @@ enum LMDBFixture {
     static func temporaryFile() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("og-lmdb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        folders.withLock { $0.append(directory) }
         return directory.appendingPathComponent("store.lmdb")
     }
+
+    /// The folders ``temporaryFile()`` made, removed when the test process exits (tests keep
+    /// their stores open to the end, so none can remove its own earlier).
+    private static let folders: Mutex<[URL]> = {
+        atexit { for folder in LMDBFixture.folders.withLock({ $0 }) { try? FileManager.default.removeItem(at: folder) } }
+        return Mutex([])
+    }()
 
     /// Runs `body` with a raw environment on `url` (no ObjectGraph store may have it open).
     static func withRawEnvironment<T>(_ url: URL, _ body: (OpaquePointer, OpaquePointer) throws -> T) throws -> T {

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import ObjectGraph
 import ObjectGraphSQLite
+import Synchronization
 import Testing
 
 @Suite("SQLite store")
@@ -25,8 +26,19 @@ struct SQLiteStoreTests {
     static func temporaryFile() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("og-sqlite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        madeFolders.withLock { $0.append(directory) }
         return directory.appendingPathComponent("store.sqlite")
     }
+
+    /// What ``temporaryFile()`` made: removed at the process's exit, when no test has its
+    /// store open any more.
+    private static let madeFolders: Mutex<[URL]> = {
+        atexit {
+            let made = SQLiteStoreTests.madeFolders.withLock { $0 }
+            for url in made { try? FileManager.default.removeItem(at: url) }
+        }
+        return Mutex([])
+    }()
 
     static func tables(_ url: URL) -> [String] {
         strings(url, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
