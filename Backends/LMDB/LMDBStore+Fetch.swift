@@ -11,7 +11,7 @@ extension LMDBStore {
     /// Answers a fetch completely (predicate, sort and range) in one read transaction.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         let compiled = try request.compiled(in: model)
-        if request.resultType == .count, let predicate = compiled.predicate {
+        if request.resultType == .count, let predicate = compiled.predicate, case .comparison = predicate {
             // A count that a relationship plan answers alone (`chat == X`) reads no row: its
             // transaction captures only what the plan needs, where the general body below
             // read its copy of the whole request (a copy retains every part of it).
@@ -55,7 +55,8 @@ extension LMDBStore {
             if counting { count += 1 } else { rows.append(row) }
         }
         if let predicate, let plan = try RelationshipPlan.make(predicate, store: self, in: txn) {
-            // (A count the plan answers alone was answered by fetch(_:).)
+            // (A count of this comparison alone was answered by fetch(_:); a plan made for a
+            // conjunction, tried only here, narrows the candidates.)
             exact = plan.isWholePredicate
             try plan.forEachEntry(store: self, in: txn, candidate)
         } else if let predicate, let plan = IndexPlan.make(predicate, layout: layout, handles: handles, keyLimit: keyLimit) {

@@ -99,12 +99,7 @@ extension ManagedObject {
         // touching the context. A main-queue context used directly on the main queue takes the
         // full path below.
         if !isFaultStorage && QueueOwnership.holds(contextToken) { return attributeValues[attribute.slot] }
-        if let context = confinedContext {
-            // A fault read inside its context's block (the queue is its own).
-            do { try context.fulfillFaultIfNeeded(self) } catch {
-                ManagedObject.trap("reading \(objectID).\(attribute.name): \(error)")
-            }
-        } else if let context = contextStorage {
+        if let context = contextStorage {
             context.requireQueue("\(objectID).\(attribute.name)")
             do { try context.fulfillFaultIfNeeded(self) } catch {
                 ManagedObject.trap("reading \(objectID).\(attribute.name): \(error)")
@@ -120,7 +115,7 @@ extension ManagedObject {
     /// Writes an attribute for a typed accessor. A value outside its integer width is kept
     /// and reported by validation at save (a thrown error), rather than stopping here.
     func writeAttribute(_ attribute: AttributeDescription, _ value: AttributeValue) {
-        guard let context = confinedContext ?? contextStorage else {
+        guard let context = contextStorage else {
             ManagedObject.trap("setting \(objectID).\(attribute.name): the object is not in a context")
         }
         context.requireQueue("\(objectID).\(attribute.name)")

@@ -5,7 +5,7 @@ import OrderedCollections
 /// throws ``ObjectGraphError`` naming the entity and key — never a crash.
 extension ManagedObject {
     func requireContext(_ key: String) throws -> ManagedObjectContext {
-        guard let context = confinedContext ?? contextStorage else {
+        guard let context = contextStorage else {
             throw ObjectGraphError(.objectInaccessible, objectID: objectID, key: key, "\(objectID) is not in a context (deleted and saved, reset, or never inserted); cannot use '\(key)'")
         }
         try context.checkQueue("\(objectID).\(key)")

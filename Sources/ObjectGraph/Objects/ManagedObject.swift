@@ -22,15 +22,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's link to its context (see ``ContextLink``: held strongly, it holds the
     /// context weakly).
     @exclusivity(unchecked) private var contextLink: ContextLink?
-    /// The context, `nil` once it is gone (or for an object in none).
+    /// The context, `nil` once it is gone (or for an object in none): inside one of the
+    /// context's blocks without a weak load (``confinedContext``), elsewhere through the link.
     var contextStorage: ManagedObjectContext? {
-        get { contextLink?.context }
+        get { confinedContext ?? contextLink?.context }
         set { contextLink = newValue?.link }
     }
     /// The context, when the current thread runs one of its blocks (which keeps it alive), read
-    /// without a weak load; `nil` anywhere else (then use ``contextStorage``).
+    /// without a weak load; `nil` anywhere else.
     @inline(__always)
-    final var confinedContext: ManagedObjectContext? {
+    private final var confinedContext: ManagedObjectContext? {
         guard contextToken != 0, QueueOwnership.holds(contextToken) else { return nil }
         return contextLink.unsafelyUnwrapped.owner
     }

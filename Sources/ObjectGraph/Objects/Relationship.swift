@@ -198,7 +198,7 @@ public struct RelationshipHandle {
     }
 
     private func edit(_ body: (ManagedObjectContext) throws -> Void) {
-        guard let context = object.confinedContext ?? object.contextStorage else {
+        guard let context = object.contextStorage else {
             ManagedObject.trap("editing \(object.objectID).\(relationship.name): the object is not in a context")
         }
         context.requireQueue("\(object.objectID).\(relationship.name)")
@@ -227,7 +227,7 @@ extension ManagedObject {
 
     /// The destination of a to-one relationship for typed accessors.
     func readToOne(_ relationship: RelationshipDescription) -> ManagedObject? {
-        guard let context = confinedContext ?? contextStorage else {
+        guard let context = contextStorage else {
             if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects.first }
             ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
         }
@@ -242,7 +242,7 @@ extension ManagedObject {
 
     /// The destinations of a relationship for typed accessors.
     func readRelationship(_ relationship: RelationshipDescription) -> [ManagedObject] {
-        guard let context = confinedContext ?? contextStorage else {
+        guard let context = contextStorage else {
             // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
             if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects }
             ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
@@ -259,7 +259,7 @@ extension ManagedObject {
 
     /// Replaces a relationship's destinations for typed accessors.
     func writeRelationship(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
-        guard let context = confinedContext ?? contextStorage else {
+        guard let context = contextStorage else {
             ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
         }
         context.requireQueue("\(objectID).\(relationship.name)")
