@@ -14,11 +14,13 @@
 final class ContextLink: @unchecked Sendable {
     /// The context; `nil` once it is gone.
     weak var context: ManagedObjectContext?
-    /// The context, unretained: for ``ManagedObject/confinedContext`` only, which reads it
+    /// The context, unretained: for ``ManagedObject/withContext(_:)`` only, which uses it
     /// while the current thread runs one of the context's blocks — the context is alive then
-    /// (its own method is running) — without a weak load's atomic updates (a fourteenth of
-    /// faulting objects one at a time, two loads per fault, perf).
-    unowned(unsafe) var owner: ManagedObjectContext?
+    /// (its own method is running). Lent to the caller without a retain
+    /// (`_withUnsafeGuaranteedRef`): the weak reference above gives the context a side table,
+    /// so each retain and release of it takes the runtime's slow path (a tenth of faulting
+    /// objects one at a time, perf), and a weak load costs two atomic updates more.
+    var owner: Unmanaged<ManagedObjectContext>?
     /// The context's token (see ``ManagedObject/contextToken``).
     let token: Int
 

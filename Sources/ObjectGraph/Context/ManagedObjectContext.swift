@@ -97,7 +97,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         if concurrencyType == .mainQueue { undoStack = ContextUndoStack() }
         link.context = self
-        link.owner = self
+        link.owner = Unmanaged.passUnretained(self)
     }
 
     /// The model the context's objects follow.

@@ -99,12 +99,13 @@ extension ManagedObject {
         // touching the context. A main-queue context used directly on the main queue takes the
         // full path below.
         if !isFaultStorage && QueueOwnership.holds(contextToken) { return attributeValues[attribute.slot] }
-        if let context = contextStorage {
+        let inContext: Void? = withContext { context in
             context.requireQueue("\(objectID).\(attribute.name)")
             do { try context.fulfillFaultIfNeeded(self) } catch {
                 ManagedObject.trap("reading \(objectID).\(attribute.name): \(error)")
             }
-        } else if isFaultStorage {
+        }
+        if inContext == nil && isFaultStorage {
             // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
             if let placeholder = KeyPathProbe.recordAttribute(attribute, of: self) { return placeholder }
             ManagedObject.trap("reading \(objectID).\(attribute.name): the object is not in a context (deleted and saved, or its context was reset) and has no values")
@@ -115,14 +116,16 @@ extension ManagedObject {
     /// Writes an attribute for a typed accessor. A value outside its integer width is kept
     /// and reported by validation at save (a thrown error), rather than stopping here.
     func writeAttribute(_ attribute: AttributeDescription, _ value: AttributeValue) {
-        guard let context = contextStorage else {
-            ManagedObject.trap("setting \(objectID).\(attribute.name): the object is not in a context")
+        let inContext: Void? = withContext { context in
+            context.requireQueue("\(objectID).\(attribute.name)")
+            do {
+                try context.setAttribute(self, attribute, value, lenient: true)
+            } catch {
+                ManagedObject.trap("setting \(objectID).\(attribute.name): \(error)")
+            }
         }
-        context.requireQueue("\(objectID).\(attribute.name)")
-        do {
-            try context.setAttribute(self, attribute, value, lenient: true)
-        } catch {
-            ManagedObject.trap("setting \(objectID).\(attribute.name): \(error)")
+        if inContext == nil {
+            ManagedObject.trap("setting \(objectID).\(attribute.name): the object is not in a context")
         }
     }
 }

@@ -23,17 +23,31 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// context weakly).
     @exclusivity(unchecked) private var contextLink: ContextLink?
     /// The context, `nil` once it is gone (or for an object in none): inside one of the
-    /// context's blocks without a weak load (``confinedContext``), elsewhere through the link.
+    /// context's blocks without a weak load (``confinedOwner``), elsewhere through the link.
+    /// Hot paths use ``withContext(_:)`` instead, which does not retain the context either.
     var contextStorage: ManagedObjectContext? {
-        get { confinedContext ?? contextLink?.context }
+        get {
+            if let owner = confinedOwner { return owner.takeUnretainedValue() }
+            return contextLink?.context
+        }
         set { contextLink = newValue?.link }
     }
-    /// The context, when the current thread runs one of its blocks (which keeps it alive), read
-    /// without a weak load; `nil` anywhere else.
+    /// The context, when the current thread runs one of its blocks (which keeps it alive), as
+    /// an unretained reference; `nil` anywhere else.
     @inline(__always)
-    private final var confinedContext: ManagedObjectContext? {
+    private final var confinedOwner: Unmanaged<ManagedObjectContext>? {
         guard contextToken != 0, QueueOwnership.holds(contextToken) else { return nil }
         return contextLink.unsafelyUnwrapped.owner
+    }
+    /// Runs `body` with the object's context; `nil` when the object has none (never inserted,
+    /// or its context is gone). Inside one of the context's blocks the context is lent without
+    /// a retain or a weak load (see ``ContextLink/owner``); elsewhere it is loaded through the
+    /// weak reference and held for the call.
+    @inline(__always)
+    final func withContext<R>(_ body: (ManagedObjectContext) throws -> R) rethrows -> R? {
+        if let owner = confinedOwner { return try owner._withUnsafeGuaranteedRef(body) }
+        guard let context = contextLink?.context else { return nil }
+        return try body(context)
     }
     /// The token of ``contextStorage`` (0 for none), read from the link, so that reading a
     /// loaded value checks the queue without loading the weak reference (two atomic updates

@@ -198,11 +198,13 @@ public struct RelationshipHandle {
     }
 
     private func edit(_ body: (ManagedObjectContext) throws -> Void) {
-        guard let context = object.contextStorage else {
+        let inContext: Void? = object.withContext { context in
+            context.requireQueue("\(object.objectID).\(relationship.name)")
+            do { try body(context) } catch { ManagedObject.trap("editing \(object.objectID).\(relationship.name): \(error)") }
+        }
+        if inContext == nil {
             ManagedObject.trap("editing \(object.objectID).\(relationship.name): the object is not in a context")
         }
-        context.requireQueue("\(object.objectID).\(relationship.name)")
-        do { try body(context) } catch { ManagedObject.trap("editing \(object.objectID).\(relationship.name): \(error)") }
     }
 }
 
@@ -227,50 +229,54 @@ extension ManagedObject {
 
     /// The destination of a to-one relationship for typed accessors.
     func readToOne(_ relationship: RelationshipDescription) -> ManagedObject? {
-        guard let context = contextStorage else {
-            if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects.first }
-            ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
+        let destination: ManagedObject?? = withContext { context in
+            context.requireQueue("\(objectID).\(relationship.name)")
+            do {
+                try context.fulfillFaultIfNeeded(self)
+            } catch {
+                ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
+            }
+            return toOneValues[relationship.slot].map(context.reachedObject)
         }
-        context.requireQueue("\(objectID).\(relationship.name)")
-        do {
-            try context.fulfillFaultIfNeeded(self)
-        } catch {
-            ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
-        }
-        return toOneValues[relationship.slot].map(context.reachedObject)
+        if let destination { return destination }
+        if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects.first }
+        ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
     }
 
     /// The destinations of a relationship for typed accessors.
     func readRelationship(_ relationship: RelationshipDescription) -> [ManagedObject] {
-        guard let context = contextStorage else {
-            // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
-            if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects }
-            ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
+        let destinations = withContext { context in
+            context.requireQueue("\(objectID).\(relationship.name)")
+            do {
+                if relationship.isToMany { return try relatedObjects(relationship, context: context) }
+                try context.fulfillFaultIfNeeded(self)
+                return toOneValues[relationship.slot].map { [context.reachedObject($0)] } ?? []
+            } catch {
+                ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
+            }
         }
-        context.requireQueue("\(objectID).\(relationship.name)")
-        do {
-            if relationship.isToMany { return try relatedObjects(relationship, context: context) }
-            try context.fulfillFaultIfNeeded(self)
-            return toOneValues[relationship.slot].map { [context.reachedObject($0)] } ?? []
-        } catch {
-            ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
-        }
+        if let destinations { return destinations }
+        // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
+        if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects }
+        ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
     }
 
     /// Replaces a relationship's destinations for typed accessors.
     func writeRelationship(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
-        guard let context = contextStorage else {
-            ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
-        }
-        context.requireQueue("\(objectID).\(relationship.name)")
-        do {
-            if relationship.isToMany {
-                try context.replaceToMany(self, relationship, with: objects)
-            } else {
-                try context.setToOne(self, relationship, objects.first)
+        let inContext: Void? = withContext { context in
+            context.requireQueue("\(objectID).\(relationship.name)")
+            do {
+                if relationship.isToMany {
+                    try context.replaceToMany(self, relationship, with: objects)
+                } else {
+                    try context.setToOne(self, relationship, objects.first)
+                }
+            } catch {
+                ManagedObject.trap("setting \(objectID).\(relationship.name): \(error)")
             }
-        } catch {
-            ManagedObject.trap("setting \(objectID).\(relationship.name): \(error)")
+        }
+        if inContext == nil {
+            ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
         }
     }
 }
