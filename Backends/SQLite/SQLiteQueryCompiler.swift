@@ -13,12 +13,28 @@ import ObjectGraph
 struct SQLiteQueryCompiler {
     struct Unsupported: Error {}
 
+    /// Where a bound value comes from: a leaf of the request (``SQLiteQueryShape/leaves``) —
+    /// a constant as it is, or an object ID's primary key or entity name — or the request's
+    /// limit or offset, or a value fixed by the shape.
+    enum BindingSource {
+        case leaf(Int)
+        case leafKey(Int)
+        case leafEntity(Int)
+        case literal(AttributeValue)
+        case limit
+        case offset
+    }
+
     let schema: SQLiteSchema
     let model: ManagedObjectModel
     /// The store's UUID: an object ID from another store matches no row here.
     let storeIdentifier: String
     var joins: [String] = []
     var bindings: [AttributeValue] = []
+    /// Where each of ``bindings`` comes from, so the SQL serves every request of its shape.
+    private(set) var recipe: [BindingSource] = []
+    /// The number of the next comparison's first leaf (see ``SQLiteQueryShape/leaves``).
+    private var nextLeaf = 0
     private var aliases: [String: String] = [:]  // joined key-path prefix → alias
     private var aliasCount = 0
 
@@ -57,8 +73,9 @@ struct SQLiteQueryCompiler {
         return ("\(alias).\(SQLiteSchema.attributeColumn(attribute))", attribute.type)
     }
 
-    mutating func bind(_ value: AttributeValue) -> String {
+    mutating func bind(_ value: AttributeValue, _ source: BindingSource) -> String {
         bindings.append(value)
+        recipe.append(source)
         return "?"
     }
 
@@ -85,10 +102,13 @@ struct SQLiteQueryCompiler {
     }
 
     private mutating func compile(_ c: PredicateComparison, entity: EntityDescription) throws -> String {
+        // Comparisons are compiled in the order the shape lists their leaves.
+        let rightLeaf = nextLeaf + SQLiteQueryShape.leafCount(c.left)
+        nextLeaf = rightLeaf + SQLiteQueryShape.leafCount(c.right)
         guard case .keyPath(let keyPath) = c.left else {
             if case .evaluatedObject = c.left, case .object(let id) = c.right, c.op == .equal || c.op == .notEqual {
                 guard let pk = id.primaryKey, id.storeIdentifier == storeIdentifier else { return c.op == .equal ? "0" : "1" }
-                let match = "(t0.pk = \(bind(.integer(pk))) AND t0.entity = \(bind(.string(id.entityName))))"
+                let match = "(t0.pk = \(bind(.integer(pk), .leafKey(rightLeaf))) AND t0.entity = \(bind(.string(id.entityName), .leafEntity(rightLeaf))))"
                 return c.op == .equal ? match : "(NOT \(match))"
             }
             throw Unsupported()
@@ -97,53 +117,54 @@ struct SQLiteQueryCompiler {
         switch path.terminal {
         case .attribute(let attribute):
             if path.steps.contains(where: \.isToMany) {
-                return try compileMembers(c, path: path, attribute: attribute)
+                return try compileMembers(c, path: path, attribute: attribute, rightLeaf: rightLeaf)
             }
             guard c.modifier == .direct else { throw Unsupported() }
             let (expression, type) = try column(path)
-            return try compare(expression, type, c)
+            return try compare(expression, type, c, rightLeaf: rightLeaf)
         case .relationship(let relationship):
             guard !relationship.isToMany, !path.steps.contains(where: \.isToMany), c.modifier == .direct, !relationship.isTransient else { throw Unsupported() }
             let alias = try alias(for: path.steps)
             let (fk, fke) = SQLiteSchema.foreignKey(relationship)
             let hierarchy = schema.layouts[model.destination(of: relationship).name]?.allEntitiesOfRoot ?? []
-            func equals(_ operand: PredicateOperand) throws -> String {
+            func equals(_ operand: PredicateOperand, leaf: Int) throws -> String {
                 switch operand {
                 case .constant(.null): return "(\(alias).\(fk) IS NULL)"
                 case .object(let id):
                     guard let pk = id.primaryKey, id.storeIdentifier == storeIdentifier, hierarchy.contains(id.entityName) else { return "0" }
                     // A key is unique within its table, so the entity column only needs checking
                     // when the table holds several entities.
-                    if hierarchy.count == 1 { return "(\(alias).\(fk) IS \(bind(.integer(pk))))" }
-                    return "(\(alias).\(fk) IS \(bind(.integer(pk))) AND \(alias).\(fke) IS \(bind(.string(id.entityName))))"
+                    if hierarchy.count == 1 { return "(\(alias).\(fk) IS \(bind(.integer(pk), .leafKey(leaf))))" }
+                    return "(\(alias).\(fk) IS \(bind(.integer(pk), .leafKey(leaf))) AND \(alias).\(fke) IS \(bind(.string(id.entityName), .leafEntity(leaf))))"
                 default: throw Unsupported()
                 }
             }
             switch c.op {
-            case .equal: return try equals(c.right)
-            case .notEqual: return "(NOT \(try equals(c.right)))"
+            case .equal: return try equals(c.right, leaf: rightLeaf)
+            case .notEqual: return "(NOT \(try equals(c.right, leaf: rightLeaf)))"
             case .in:
                 guard case .list(let items) = c.right else { throw Unsupported() }
-                return items.isEmpty ? "0" : "(" + (try items.map(equals)).joined(separator: " OR ") + ")"
+                let leaves = Self.itemLeaves(items, from: rightLeaf)
+                return items.isEmpty ? "0" : "(" + (try zip(items, leaves).map { try equals($0, leaf: $1) }).joined(separator: " OR ") + ")"
             default: throw Unsupported()
             }
         case .count:
             guard path.steps.count == 1, c.modifier == .direct, let relationship = path.steps.first else { throw Unsupported() }
             let members = try memberSource(relationship, owner: "t0", alias: "m\(aliasCount + 1)")
             aliasCount += 1
-            return try compare("(SELECT COUNT(*) \(members.from) WHERE \(members.condition))", .integer64, c)
+            return try compare("(SELECT COUNT(*) \(members.from) WHERE \(members.condition))", .integer64, c, rightLeaf: rightLeaf)
         case .aggregate:
             throw Unsupported()
         }
     }
 
     /// ANY / ALL / NONE over `toMany.attribute`.
-    private mutating func compileMembers(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription) throws -> String {
+    private mutating func compileMembers(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription, rightLeaf: Int) throws -> String {
         guard path.steps.count == 1, let relationship = path.steps.first, relationship.isToMany, !attribute.isTransient else { throw Unsupported() }
         aliasCount += 1
         let alias = "m\(aliasCount)"
         let members = try memberSource(relationship, owner: "t0", alias: alias)
-        let condition = try compare("\(alias).\(SQLiteSchema.attributeColumn(attribute))", attribute.type, c)
+        let condition = try compare("\(alias).\(SQLiteSchema.attributeColumn(attribute))", attribute.type, c, rightLeaf: rightLeaf)
         switch c.modifier {
         case .any, .direct: return "EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND \(condition))"
         case .all: return "(NOT EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND NOT \(condition)))"
@@ -165,8 +186,17 @@ struct SQLiteQueryCompiler {
         }
     }
 
-    /// `expression op right` as 0/1 SQL.
-    private mutating func compare(_ expression: String, _ type: AttributeType, _ c: PredicateComparison) throws -> String {
+    /// The number of each item's first leaf, the list's first being `first`.
+    private static func itemLeaves(_ items: [PredicateOperand], from first: Int) -> [Int] {
+        var next = first
+        return items.map { item in
+            defer { next += SQLiteQueryShape.leafCount(item) }
+            return next
+        }
+    }
+
+    /// `expression op right` as 0/1 SQL; `rightLeaf` numbers the right operand's first leaf.
+    private mutating func compare(_ expression: String, _ type: AttributeType, _ c: PredicateComparison, rightLeaf: Int) throws -> String {
         if type == .decimal || type == .transformable { throw Unsupported() }
         let isString = type == .string
         let collate = (type == .string || type == .uri) ? " COLLATE OG_NATURAL" : ""
@@ -180,24 +210,24 @@ struct SQLiteQueryCompiler {
             let value = try constant(c.right)
             if value.isNull { return c.op == .equal ? "(\(expression) IS NULL)" : "(\(expression) IS NOT NULL)" }
             if isString && !c.options.isEmpty {
-                let test = "COALESCE(og_text(\(SQLiteFunctions.opcode(.equal)), \(c.options.rawValue), \(expression), \(bind(value))), 0)"
+                let test = "COALESCE(og_text(\(SQLiteFunctions.opcode(.equal)), \(c.options.rawValue), \(expression), \(bind(value, .leaf(rightLeaf)))), 0)"
                 return c.op == .equal ? test : "(NOT \(test))"
             }
-            return "(\(expression) \(c.op == .equal ? "IS" : "IS NOT") \(bind(value))\(collate))"
+            return "(\(expression) \(c.op == .equal ? "IS" : "IS NOT") \(bind(value, .leaf(rightLeaf)))\(collate))"
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             let value = try constant(c.right)
             if value.isNull { return "0" }
             if isString && !c.options.isEmpty {
-                return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(value))), 0)"
+                return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(value, .leaf(rightLeaf)))), 0)"
             }
-            return "(\(expression) IS NOT NULL AND \(expression) \(c.op.rawValue) \(bind(value))\(collate))"
+            return "(\(expression) IS NOT NULL AND \(expression) \(c.op.rawValue) \(bind(value, .leaf(rightLeaf)))\(collate))"
         case .in:
             guard case .list(let items) = c.right, c.options.isEmpty || !isString else { throw Unsupported() }
             let values = try items.map(constant)
-            let present = values.filter { !$0.isNull }
+            let present = zip(values, Self.itemLeaves(items, from: rightLeaf)).filter { !$0.0.isNull }
             var parts: [String] = []
             if !present.isEmpty {
-                parts.append("(\(expression) IS NOT NULL AND \(expression)\(collate) IN (\(present.map { bind($0) }.joined(separator: ", "))))")
+                parts.append("(\(expression) IS NOT NULL AND \(expression)\(collate) IN (\(present.map { bind($0.0, .leaf($0.1)) }.joined(separator: ", "))))")
             }
             if present.count != values.count { parts.append("(\(expression) IS NULL)") }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
@@ -205,10 +235,11 @@ struct SQLiteQueryCompiler {
             guard case .list(let items) = c.right, items.count == 2, c.options.isEmpty || !isString else { throw Unsupported() }
             let low = try constant(items[0]), high = try constant(items[1])
             if low.isNull || high.isNull { return "0" }
-            return "(\(expression) IS NOT NULL AND \(expression) >= \(bind(low))\(collate) AND \(expression) <= \(bind(high))\(collate))"
+            let leaves = Self.itemLeaves(items, from: rightLeaf)
+            return "(\(expression) IS NOT NULL AND \(expression) >= \(bind(low, .leaf(leaves[0])))\(collate) AND \(expression) <= \(bind(high, .leaf(leaves[1])))\(collate))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard isString, case .string = try constant(c.right) else { throw Unsupported() }
-            return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(try constant(c.right)))), 0)"
+            return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(try constant(c.right), .leaf(rightLeaf)))), 0)"
         }
     }
 

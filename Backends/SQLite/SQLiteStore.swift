@@ -36,6 +36,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Idle read-only connections: in WAL mode they read the last committed state while the
     /// writer saves, so reads never wait behind a save.
     private let readers = Guarded<[SQLiteConnection]>([])
+    /// Fetches compiled to SQL, by shape (see ``SQLiteQueryShape``).
+    let queryCache = Guarded<[SQLiteQueryShape: CompiledQuery]>([:])
 
     /// Opens (creating if needed) the store at `request.url`.
     public init(request: StoreOpenRequest) throws {
