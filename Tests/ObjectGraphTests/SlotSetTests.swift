@@ -40,4 +40,22 @@ struct SlotSetTests {
         #expect(Array(SlotSet()) == [])
         #expect(Array([63, 64, 0] as SlotSet) == [0, 63, 64])
     }
+
+    @Test("subsets, across the one-word and the high-word range")
+    func subsets() {
+        let small: SlotSet = [1, 5]
+        #expect(small.isSubset(of: [1, 5, 9]))
+        #expect(small.isSubset(of: small))
+        #expect(!small.isSubset(of: [1]))
+        #expect(SlotSet().isSubset(of: []))
+        #expect(SlotSet().isSubset(of: small))
+        let high: SlotSet = [2, 200]
+        #expect(high.isSubset(of: [2, 70, 200]))
+        #expect(!high.isSubset(of: [2, 70]), "slot 200 is in a word the other set never allocated")
+        #expect(!high.isSubset(of: [2]))
+        var cleared: SlotSet = [4, 300]
+        cleared.remove(300)
+        #expect(cleared.isSubset(of: [4]), "a cleared high word holds nothing")
+        #expect(!([4] as SlotSet).isSubset(of: [300]))
+    }
 }

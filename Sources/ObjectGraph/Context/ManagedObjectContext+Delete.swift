@@ -66,27 +66,16 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Whether applying a delete rule reads the to-one relationship's destination.
-    private static func ruleReadsToOne(_ relationship: RelationshipDescription) -> Bool {
-        relationship.deleteRule == .cascade || relationship.deleteRule == .deny || relationship.hasInverse && relationship.deleteRule == .nullify
-    }
-
     /// Whether applying `object`'s delete rules needs its row loaded first. A fault needs it
-    /// when a rule reads one of its to-ones, unless the cascade that is deleting it already
-    /// cleared that to-one (see ``unlinkInverse(of:at:from:deletingDestination:)``), and
-    /// whenever a to-many rule runs: the row's version then guards the members read (a
-    /// member added by a concurrent save bumps it, and this delete conflicts instead of
-    /// leaving that member dangling).
+    /// when a rule reads one of its to-ones (see ``DeletePlan/toOneSlotsRead``), unless the
+    /// cascade that is deleting it already cleared that to-one (see
+    /// ``unlinkInverse(of:at:from:deletingDestination:)``), and whenever a to-many rule runs:
+    /// the row's version then guards the members read (a member added by a concurrent save
+    /// bumps it, and this delete conflicts instead of leaving that member dangling).
     private static func rulesNeedRow(_ object: ManagedObject) -> Bool {
         guard object.isFaultStorage, !object.objectID.isTemporary else { return false }
-        let entity = object.entity
-        if entity.toManyRelationships.contains(where: ruleReadsDestinations) { return true }
-        return entity.toOneRelationships.contains { ruleReadsToOne($0) && !object.changedToOneSlots.contains($0.slot) }
-    }
-
-    /// Whether applying a delete rule reads the relationship's destinations.
-    private static func ruleReadsDestinations(_ relationship: RelationshipDescription) -> Bool {
-        relationship.deleteRule == .cascade || relationship.deleteRule == .nullify && relationship.hasInverse
+        let plan = object.entity.deletePlan
+        return !plan.readingMembers.isEmpty || !plan.toOneSlotsRead.isSubset(of: object.changedToOneSlots)
     }
 
     /// Loads, for a wave of deleted objects, the rows and to-many members their rules will
@@ -101,7 +90,7 @@ extension ManagedObjectContext {
             let entity = object.entity
             // Rows are read before their members (see rulesNeedRow).
             if Self.rulesNeedRow(object) { faults.append(object) }
-            for relationship in entity.toManyRelationships where Self.ruleReadsDestinations(relationship) && object.toManyStates[relationship.slot].isFault {
+            for relationship in entity.deletePlan.readingMembers where object.toManyStates[relationship.slot].isFault {
                 if let index = toMany.firstIndex(where: { $0.relationship === relationship }) {
                     toMany[index].objects.append(object)
                 } else {
@@ -135,12 +124,12 @@ extension ManagedObjectContext {
                 return  // already gone from the store; nothing to propagate
             }
         }
-        for relationship in entity.relationships {
+        // (Deny is checked at save, so a rollback can still undo the delete.)
+        for relationship in entity.deletePlan.acting {
             switch relationship.deleteRule {
             case .noAction, .deny:
-                continue  // deny is checked at save, so a rollback can still undo the delete
+                continue
             case .nullify:
-                guard relationship.hasInverse else { continue }
                 for destination in try destinations(of: object, relationship) {
                     try unlinkInverse(of: relationship, at: destination, from: object)
                 }

@@ -144,7 +144,7 @@ struct Validator {
     }
 
     private mutating func validateDeny(_ object: ManagedObject) throws {
-        for relationship in object.entity.relationships where relationship.deleteRule == .deny {
+        for relationship in object.entity.deletePlan.denying {
             let blocking = try context.destinations(of: object, relationship).filter { !$0.isDeletedStorage }
             if !blocking.isEmpty {
                 let names = blocking.prefix(3).map { $0.objectID.description }.joined(separator: ", ")

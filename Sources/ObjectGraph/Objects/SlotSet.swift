@@ -52,6 +52,15 @@ public struct SlotSet: Sequence, Hashable, ExpressibleByArrayLiteral, Sendable {
         if word < high.count { high[word] &= ~(1 << UInt64(slot % 64)) }
     }
 
+    /// Whether every slot of this set is in `other`.
+    public func isSubset(of other: SlotSet) -> Bool {
+        guard low & ~other.low == 0 else { return false }
+        for (index, word) in high.enumerated() where word & ~(index < other.high.count ? other.high[index] : 0) != 0 {
+            return false
+        }
+        return true
+    }
+
     /// Whether both sets hold the same slots (however many high words each allocated).
     public static func == (lhs: SlotSet, rhs: SlotSet) -> Bool {
         guard lhs.low == rhs.low else { return false }
