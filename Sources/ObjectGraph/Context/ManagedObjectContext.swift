@@ -294,7 +294,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.contextStorage = self
         object.attributeValues = entity.defaultValues
         object.toOneValues = ToOneValues(repeating: nil, count: entity.toOneRelationships.count)
-        object.toManyStates = Array(repeating: .inserted, count: entity.toManyRelationships.count)
+        // (Not `Array(repeating:count: 0)` for an entity without to-manys: that still copied
+        // the `.inserted` state in and destroyed it, five reference counts each way per object.)
+        let toManyCount = entity.toManyRelationships.count
+        object.toManyStates = toManyCount == 0 ? [] : Array(repeating: .inserted, count: toManyCount)
         object.isFaultStorage = false
         object.isInsertedStorage = true
         register(object)
