@@ -145,4 +145,18 @@ struct SQLiteQueryCacheTests {
         #expect(try f.labels(this) == ["a"])
         #expect(try f.labels(that) == ["d"], "SELF == another object: the same SQL with its key")
     }
+
+    @Test("the cache stays bounded: past its capacity it starts over, and answers stay right")
+    func bounded() throws {
+        let f = try Self.fixture()
+        let capacity = SQLiteStore.queryCacheCapacity
+        // Lists of every length make as many shapes; each list holds 1 and 4, and fillers.
+        for length in 2...(capacity + 40) {
+            let values = [1, 4] + Array(repeating: 1000, count: length - 2)
+            #expect(try f.labels(.key("rank").isIn(values)) == ["a", "d"], "a list of \(length)")
+            #expect(f.shapes <= capacity)
+        }
+        #expect(try f.labels(.key("rank").isIn([2, 1000])) == ["b"], "a shape compiled before the cache started over")
+    }
 }
+
