@@ -304,6 +304,88 @@ struct RegistryTests {
     }
 }
 
+/// The cache of reached objects in front of the registry (see `ReachedObjectCache`).
+@Suite("Reached-object cache")
+struct ReachedObjectCacheTests {
+    @Test("an entry answers only its own ID, and only until the registry drops or replaces an entry")
+    func entriesAndGenerations() throws {
+        let (container, ids) = try RegistryTests.notes(3)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let note = try context.existingObject(with: ids[0])
+            var cache = ReachedObjectCache()
+            #expect(cache.object(for: ids[0], generation: 0) == nil, "empty")
+            cache.store(note, generation: 7)
+            #expect(cache.object(for: ids[0], generation: 7) === note)
+            #expect(cache.object(for: ids[0], generation: 8) == nil, "the registry changed since")
+            #expect(cache.object(for: ids[1], generation: 7) == nil, "another ID")
+            let slots = (0..<ReachedObjectCache.capacity + 1).map { ObjectID(entityName: "Note", storeIdentifier: "s", primaryKey: Int64($0)) }
+            for id in slots { #expect(cache.object(for: id, generation: 7) == nil) }
+            cache.removeAll()
+            #expect(cache.object(for: ids[0], generation: 7) == nil, "emptied")
+
+            // The registry's generation moves whenever an entry is dropped or replaced, and
+            // not when one is added.
+            let start = context.registry.generation
+            _ = try context.existingObject(with: ids[1])
+            #expect(context.registry.generation == start, "an added entry keeps it")
+            context.registry.remove(ids[1])
+            context.releaseDroppedObjects()
+            #expect(context.registry.generation != start, "a dropped entry moves it")
+            let before = context.registry.generation
+            _ = try context.insertObject(entityName: "Note")
+            #expect(context.registry.generation == before, "an inserted object's entry keeps it")
+        }
+    }
+
+    @Test("a reached object is the registered one across its save, a reset and its deletion")
+    func reachedAcrossSaveResetDelete() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Chat") { e in
+                e.attribute("title", .string)
+                e.toMany("messages", "Message", inverse: "chat")
+            }
+            m.entity("Message") { e in
+                e.attribute("text", .string)
+                e.toOne("chat", "Chat", inverse: "messages")
+            }
+        }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let chat = try context.insertObject(entityName: "Chat")
+            try chat.setValue("t", forKey: "title")
+            let message = try context.insertObject(entityName: "Message")
+            try message.setValue("m", forKey: "text")
+            try message.setValue(chat, forKey: "chat")
+            #expect(try message.value(forKey: "chat") as? ManagedObject === chat)
+            try context.save()
+            #expect(!chat.objectID.isTemporary)
+            let reached = try #require(try message.value(forKey: "chat") as? ManagedObject)
+            #expect(reached === chat, "the same object under its permanent ID")
+            #expect(context.registeredObject(for: chat.objectID) === reached)
+
+            let messageID = message.objectID, chatID = chat.objectID
+            context.reset()
+            let again = try context.existingObject(with: messageID)
+            let chatAgain = try #require(try again.value(forKey: "chat") as? ManagedObject)
+            #expect(chatAgain !== chat, "a reset lets go of what was reached before it")
+            #expect(chatAgain.objectID == chatID)
+            #expect(context.registeredObject(for: chatID) === chatAgain)
+            #expect(try chatAgain.value(forKey: "title") as? String == "t")
+
+            context.delete(chatAgain)
+            try context.save()
+            #expect(try again.value(forKey: "chat") == nil, "nullified with the deleted chat")
+            let fresh = container.newBackgroundContext()
+            try fresh.performAndWait {
+                let message = try fresh.existingObject(with: messageID)
+                #expect(try message.value(forKey: "chat") == nil)
+            }
+        }
+    }
+}
+
 /// Reads its context's registered objects while being deallocated.
 final class ContextTouchingNote: ManagedObject {
     static let deinits = Atomic<Int>(0)

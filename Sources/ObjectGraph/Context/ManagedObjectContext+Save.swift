@@ -322,6 +322,7 @@ extension ManagedObjectContext {
         let registered = registry.removeAll()
         recentlyReached = []
         recentlyReachedNext = 0
+        reachedCache.removeAll()
         batchGroups = [:]
         retained = [:]
         sweepThreshold = 4096

@@ -64,6 +64,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var recentlyReached: [ManagedObject] = []
     @exclusivity(unchecked) var recentlyReachedNext = 0
     static let recentlyReachedCapacity = 1024
+    /// The objects most recently reached, by ID (see ``ReachedObjectCache``).
+    @exclusivity(unchecked) var reachedCache = ReachedObjectCache()
     @exclusivity(unchecked) var statisticsStorage = ContextStatistics()
 
     /// Whether the context keeps strong references to every registered object (by default
@@ -218,16 +220,30 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// registry holds counts as released, and without the ring a traversal that reaches the
     /// same 100 subjects from 10,000 students would create, fault and free each subject 100
     /// times. The ring is bounded (``recentlyReachedCapacity`` objects), so memory stays
-    /// bounded; `reset()` empties it.
+    /// bounded; `reset()` empties it. Repeated reaches are answered by ``reachedCache``.
     func reachedObject(_ id: ObjectID) -> ManagedObject {
-        if let existing = registeredLive(id) { return existing }
-        let object = newFault(id)
-        if recentlyReached.count < Self.recentlyReachedCapacity {
-            recentlyReached.append(object)
-        } else {
-            recentlyReached[recentlyReachedNext] = object
-            recentlyReachedNext = (recentlyReachedNext + 1) % Self.recentlyReachedCapacity
+        if let cached = reachedCache.object(for: id, generation: registry.generation) {
+            #if DEBUG
+            // Every reach the tests make checks the cache's promise against the registry.
+            assert(registry.live(id) === cached, "the reached-object cache answered \(id) with an object the registry does not hold under it")
+            releaseDroppedObjects()
+            #endif
+            return cached
         }
+        let object: ManagedObject
+        if let existing = registeredLive(id) {
+            object = existing
+        } else {
+            object = newFault(id)
+            if recentlyReached.count < Self.recentlyReachedCapacity {
+                recentlyReached.append(object)
+            } else {
+                recentlyReached[recentlyReachedNext] = object
+                recentlyReachedNext = (recentlyReachedNext + 1) % Self.recentlyReachedCapacity
+            }
+        }
+        // Written after the lookup or the registration, which may have dropped entries.
+        reachedCache.store(object, generation: registry.generation)
         return object
     }
 

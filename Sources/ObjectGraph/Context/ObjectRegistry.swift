@@ -30,6 +30,9 @@ struct ObjectRegistry {
     /// ``takeDropped()``: a loop faulting one object at a time drops one object per fault, and
     /// a fresh array for each was an allocation per fault.
     private var spare: [ManagedObject] = []
+    /// Counts the times an entry was dropped or replaced: while it is unchanged, every object
+    /// found under an ID is still the one registered under it (see ``ReachedObjectCache``).
+    private(set) var generation = 0
 
     /// The number of entries, released objects not yet swept included.
     var count: Int { positions.count }
@@ -73,6 +76,7 @@ struct ObjectRegistry {
             positions[object.objectID] = registered
             if let previous = objects[registered] { dropped.append(previous) }
             objects[registered] = object
+            generation &+= 1
             return
         }
         if position == objects.count {
@@ -208,6 +212,7 @@ struct ObjectRegistry {
             positions = [:]
             vacant = []
             dropped = []
+            generation &+= 1
         }
         return (objects, dropped)
     }
@@ -239,6 +244,7 @@ struct ObjectRegistry {
     private mutating func vacate(_ position: Int) {
         if let object = objects[position].take() { dropped.append(object) }
         vacant.append(position)
+        generation &+= 1
     }
 
     /// Closes the gaps, keeping registration order.
