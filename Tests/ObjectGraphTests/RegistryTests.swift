@@ -340,23 +340,17 @@ struct ReachedObjectCacheTests {
 
     @Test("a reached object is the registered one across its save, a reset and its deletion")
     func reachedAcrossSaveResetDelete() throws {
-        let model = try ManagedObjectModel { m in
+        let (container, context) = try makeContext { m in
             m.entity("Chat") { e in
                 e.attribute("title", .string)
                 e.toMany("messages", "Message", inverse: "chat")
             }
-            m.entity("Message") { e in
-                e.attribute("text", .string)
-                e.toOne("chat", "Chat", inverse: "messages")
-            }
+            m.entity("Message") { e in e.toOne("chat", "Chat", inverse: "messages") }
         }
-        let container = try PersistentContainer(model: model, stores: [.inMemory()])
-        let context = container.newBackgroundContext()
         try context.performAndWait {
             let chat = try context.insertObject(entityName: "Chat")
             try chat.setValue("t", forKey: "title")
             let message = try context.insertObject(entityName: "Message")
-            try message.setValue("m", forKey: "text")
             try message.setValue(chat, forKey: "chat")
             #expect(try message.value(forKey: "chat") as? ManagedObject === chat)
             try context.save()
