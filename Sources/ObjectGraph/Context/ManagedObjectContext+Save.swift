@@ -154,9 +154,11 @@ extension ManagedObjectContext {
     /// one a merge rebased, then writes exactly what differs from the row the store holds at
     /// the expected version. (An update that names every column made SQLite rewrite the
     /// foreign-key index entry of each updated row, measured.)
-    static func update(from committed: RowSnapshot, to values: RowSnapshot) -> RowUpdate {
+    /// (`values` is consumed: it moves into the update instead of being copied, which retained
+    /// its arrays once more per updated object.)
+    static func update(from committed: RowSnapshot, to values: consuming RowSnapshot) -> RowUpdate {
         guard committed.attributes.count == values.attributes.count, committed.toOne.count == values.toOne.count else {
-            return RowUpdate(values: values, expectedVersion: committed.version)
+            return RowUpdate(values: consume values, expectedVersion: committed.version)
         }
         var attributes = SlotSet()
         for slot in values.attributes.indices where !values.attributes[slot].isIdentical(to: committed.attributes[slot]) {
@@ -166,7 +168,7 @@ extension ManagedObjectContext {
         for slot in values.toOne.indices where values.toOne[slot] != committed.toOne[slot] {
             toOne.insert(slot)
         }
-        return RowUpdate(values: values, expectedVersion: committed.version, changedAttributes: attributes, changedToOne: toOne)
+        return RowUpdate(values: consume values, expectedVersion: committed.version, changedAttributes: attributes, changedToOne: toOne)
     }
 
     func snapshot(of object: ManagedObject, version: Int64) -> RowSnapshot {

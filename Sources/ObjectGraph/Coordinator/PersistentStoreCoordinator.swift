@@ -292,7 +292,9 @@ public final class PersistentStoreCoordinator: Sendable {
             // Updated rows must replace what the cache holds; new rows are cached only when few
             // (a bulk insert would evict the whole cache for rows its objects already hold).
             if rowCache.keepsBatch(of: part.inserted.count) { rowCache.store(part.inserted) }
-            rowCache.store(part.updated.map(\.values))
+            // (Lazily: a bypassed cache takes nothing, and an array of the rows copied each
+            // one, retaining its values, for nothing.)
+            rowCache.store(part.updated.lazy.map(\.values))
             rowCache.remove(part.deleted.map(\.objectID))
         }
     }
