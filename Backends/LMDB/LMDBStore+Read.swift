@@ -15,6 +15,12 @@ extension LMDBStore {
         let indexes: [AttributeDescription]
     }
 
+    /// Where an entity's rows are: its hierarchy's row database and its entity code.
+    struct RowLocation: Sendable {
+        let rows: MDB_dbi
+        let code: UInt16
+    }
+
     /// A to-many relationship whose members may include rows of an entity, and how deleting
     /// such a row finds the holders to drop it from: through `own`, the relationship's inverse
     /// on the entity, or else (`own` is `nil`) through the relationship's reverse database.
@@ -55,17 +61,17 @@ extension LMDBStore {
 
     /// The stored row of `id`, if it exists and is of `id`'s entity.
     func row(_ id: ObjectID, in txn: LMDBTransaction) throws -> RowSnapshot? {
-        guard let pk = id.primaryKey, let route = routes[id.namespace],
-              let bytes = try txn.get(route.rows, primaryKey: pk),
-              codec.entityCode(of: bytes) == route.code else { return nil }
+        guard let pk = id.primaryKey, let location = rowLocations[id.namespace],
+              let bytes = try txn.get(location.rows, primaryKey: pk),
+              codec.entityCode(of: bytes) == location.code else { return nil }
         return try decode(bytes, pk: pk)
     }
 
     /// Whether the row of `id` exists (with `id`'s entity), without decoding it.
     func exists(_ id: ObjectID, in txn: LMDBTransaction) throws -> Bool {
-        guard let pk = id.primaryKey, let route = routes[id.namespace],
-              let bytes = try txn.get(route.rows, primaryKey: pk) else { return false }
-        return codec.entityCode(of: bytes) == route.code
+        guard let pk = id.primaryKey, let location = rowLocations[id.namespace],
+              let bytes = try txn.get(location.rows, primaryKey: pk) else { return false }
+        return codec.entityCode(of: bytes) == location.code
     }
 
     /// Decodes a row, turning damage into a typed error.

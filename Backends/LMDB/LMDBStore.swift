@@ -38,6 +38,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// Where each of this store's namespaces (entity) lives: found by the ID's integers, since
     /// looking the hierarchy's database up by root name hashed a string per row read.
     let routes: [ObjectID.Namespace: Route]
+    /// The part of ``routes`` a read needs — two integers, so looking one up copies no
+    /// reference (a `Route` copy retained its entity and indexes, twice per fault read).
+    let rowLocations: [ObjectID.Namespace: RowLocation]
     /// For each entity, the relationships a deleted row must leave (``deletionPlan(of:)``).
     let reaching: [ObjectIdentifier: [Reaching]]
     /// The longest index key written.
@@ -76,6 +79,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             routes[namespace] = Route(rows: rows, code: UInt16(code), entity: entity, indexes: layout.indexes(of: entity))
         }
         self.routes = routes
+        rowLocations = routes.mapValues { RowLocation(rows: $0.rows, code: $0.code) }
         reaching = Reaching.plans(layout, model: request.model)
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
         capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads])
