@@ -126,6 +126,10 @@ extension ManagedObjectContext {
         }
         // (Deny is checked at save, so a rollback can still undo the delete.)
         for relationship in entity.deletePlan.acting {
+            // A fault still here has no to-one its rules read (rulesNeedRow): a cascade's
+            // member, whose to-one back was cleared. Nothing to visit, as destinations(of:_:)
+            // would find.
+            if object.isFaultStorage && !relationship.isToMany { continue }
             switch relationship.deleteRule {
             case .noAction, .deny:
                 continue
