@@ -99,12 +99,7 @@ extension ManagedObject {
         // touching the context. A main-queue context used directly on the main queue takes the
         // full path below.
         if !isFaultStorage && QueueOwnership.holds(contextToken) { return attributeValues[attribute.slot] }
-        let inContext: Void? = withContext { context in
-            context.requireQueue("\(objectID).\(attribute.name)")
-            do { try context.fulfillFaultIfNeeded(self) } catch {
-                ManagedObject.trap("reading \(objectID).\(attribute.name): \(error)")
-            }
-        }
+        let inContext: Void? = withContext("reading", attribute.name) { try $0.fulfillFaultIfNeeded(self) }
         if inContext == nil && isFaultStorage {
             // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
             if let placeholder = KeyPathProbe.recordAttribute(attribute, of: self) { return placeholder }
@@ -116,14 +111,7 @@ extension ManagedObject {
     /// Writes an attribute for a typed accessor. A value outside its integer width is kept
     /// and reported by validation at save (a thrown error), rather than stopping here.
     func writeAttribute(_ attribute: AttributeDescription, _ value: AttributeValue) {
-        let inContext: Void? = withContext { context in
-            context.requireQueue("\(objectID).\(attribute.name)")
-            do {
-                try context.setAttribute(self, attribute, value, lenient: true)
-            } catch {
-                ManagedObject.trap("setting \(objectID).\(attribute.name): \(error)")
-            }
-        }
+        let inContext: Void? = withContext("setting", attribute.name) { try $0.setAttribute(self, attribute, value, lenient: true) }
         if inContext == nil {
             ManagedObject.trap("setting \(objectID).\(attribute.name): the object is not in a context")
         }

@@ -49,6 +49,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         guard let context = contextLink?.context else { return nil }
         return try body(context)
     }
+    /// What every typed accessor does with the context: `body` on the context's queue (checked),
+    /// an error from it stopping with `verb`, the object and `key` — a programming error behind
+    /// a non-throwing accessor; `nil` when the object is in no context.
+    @inline(__always)
+    final func withContext<R>(_ verb: String, _ key: String, _ body: (ManagedObjectContext) throws -> R) -> R? {
+        withContext { context in
+            context.requireQueue("\(objectID).\(key)")
+            do { return try body(context) } catch { ManagedObject.trap("\(verb) \(objectID).\(key): \(error)") }
+        }
+    }
     /// The token of ``contextStorage`` (0 for none), read from the link, so that reading a
     /// loaded value checks the queue without loading the weak reference (two atomic updates
     /// of the context's reference count per read). A context's token is never reused, so the

@@ -198,10 +198,7 @@ public struct RelationshipHandle {
     }
 
     private func edit(_ body: (ManagedObjectContext) throws -> Void) {
-        let inContext: Void? = object.withContext { context in
-            context.requireQueue("\(object.objectID).\(relationship.name)")
-            do { try body(context) } catch { ManagedObject.trap("editing \(object.objectID).\(relationship.name): \(error)") }
-        }
+        let inContext: Void? = object.withContext("editing", relationship.name, body)
         if inContext == nil {
             ManagedObject.trap("editing \(object.objectID).\(relationship.name): the object is not in a context")
         }
@@ -229,13 +226,8 @@ extension ManagedObject {
 
     /// The destination of a to-one relationship for typed accessors.
     func readToOne(_ relationship: RelationshipDescription) -> ManagedObject? {
-        let destination: ManagedObject?? = withContext { context in
-            context.requireQueue("\(objectID).\(relationship.name)")
-            do {
-                try context.fulfillFaultIfNeeded(self)
-            } catch {
-                ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
-            }
+        let destination: ManagedObject?? = withContext("reading", relationship.name) { context in
+            try context.fulfillFaultIfNeeded(self)
             return toOneValues[relationship.slot].map(context.reachedObject)
         }
         if let destination { return destination }
@@ -245,15 +237,10 @@ extension ManagedObject {
 
     /// The destinations of a relationship for typed accessors.
     func readRelationship(_ relationship: RelationshipDescription) -> [ManagedObject] {
-        let destinations = withContext { context in
-            context.requireQueue("\(objectID).\(relationship.name)")
-            do {
-                if relationship.isToMany { return try relatedObjects(relationship, context: context) }
-                try context.fulfillFaultIfNeeded(self)
-                return toOneValues[relationship.slot].map { [context.reachedObject($0)] } ?? []
-            } catch {
-                ManagedObject.trap("reading \(objectID).\(relationship.name): \(error)")
-            }
+        let destinations = withContext("reading", relationship.name) { context in
+            if relationship.isToMany { return try relatedObjects(relationship, context: context) }
+            try context.fulfillFaultIfNeeded(self)
+            return toOneValues[relationship.slot].map { [context.reachedObject($0)] } ?? []
         }
         if let destinations { return destinations }
         // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
@@ -263,16 +250,11 @@ extension ManagedObject {
 
     /// Replaces a relationship's destinations for typed accessors.
     func writeRelationship(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
-        let inContext: Void? = withContext { context in
-            context.requireQueue("\(objectID).\(relationship.name)")
-            do {
-                if relationship.isToMany {
-                    try context.replaceToMany(self, relationship, with: objects)
-                } else {
-                    try context.setToOne(self, relationship, objects.first)
-                }
-            } catch {
-                ManagedObject.trap("setting \(objectID).\(relationship.name): \(error)")
+        let inContext: Void? = withContext("setting", relationship.name) { context in
+            if relationship.isToMany {
+                try context.replaceToMany(self, relationship, with: objects)
+            } else {
+                try context.setToOne(self, relationship, objects.first)
             }
         }
         if inContext == nil {
