@@ -59,19 +59,18 @@ struct Validator {
 
     private mutating func validate(_ object: ManagedObject) throws {
         let entity = object.entity
+        let plan = entity.validationPlan
         if !object.isFaultStorage {
-            for attribute in entity.attributes {
+            for attribute in plan.attributes {
                 validate(attribute, object.attributeValues[attribute.slot], of: object)
             }
-            for relationship in entity.toOneRelationships where !relationship.isOptional {
-                if object.toOneValues[relationship.slot] == nil {
-                    add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
-                }
+            for slot in plan.requiredToOneSlots where object.toOneValues[slot] == nil {
+                let relationship = entity.toOneRelationships[slot]
+                add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
             }
         }
-        for relationship in entity.toManyRelationships {
+        for relationship in plan.countedToManys {
             let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
-            guard minimum > 0 || relationship.maxCount != nil else { continue }
             // A fault with no recorded change still holds what the store validated before.
             if object.toManyStates[relationship.slot].isFault && !object.toManyStates[relationship.slot].hasChanges && !object.isInsertedStorage { continue }
             try context.loadToManyIfNeeded(object, relationship)

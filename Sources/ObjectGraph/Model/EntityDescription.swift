@@ -51,6 +51,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     private let classBox: ClassBox
     /// What deleting one of the entity's objects involves (see ``DeletePlan``).
     let deletePlan: DeletePlan
+    /// What validating one of the entity's objects checks (see ``ValidationPlan``).
+    let validationPlan: ValidationPlan
     /// What `@Attribute` / `@Relationship` storage key paths resolve to, per key path.
     let attributeWrappers = WrapperResolutionCache<AttributeDescription>()
     let relationshipWrappers = WrapperResolutionCache<RelationshipDescription>()
@@ -73,6 +75,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.toOneRelationships = relationships.filter { !$0.isToMany }
         self.toManyRelationships = relationships.filter { $0.isToMany }
         self.deletePlan = DeletePlan(relationships)
+        self.validationPlan = ValidationPlan(attributes: attributes, relationships: relationships)
         self.subentityNames = subentityNames
         self.hierarchyNames = hierarchyNames
         self.hierarchyTokens = Set(hierarchyNames.map { InternedNames.shared.token(for: $0) })
@@ -145,4 +148,22 @@ struct DeletePlan: Sendable {
 struct ClassBox: @unchecked Sendable {
     let type: ManagedObject.Type
     init(_ type: ManagedObject.Type) { self.type = type }
+}
+
+/// The properties validation has something to check on, sorted out once per entity: a save
+/// of 100,000 objects walked (and retained) every attribute and relationship of each, though
+/// most are optional and unconstrained (a tenth of saving 10,000 updates, perf).
+struct ValidationPlan: Sendable {
+    /// Attributes that are required, range-checked integers, or carry rules, in slot order.
+    let attributes: [AttributeDescription]
+    /// Slots of the required to-one relationships.
+    let requiredToOneSlots: [Int]
+    /// To-many relationships with a minimum (required counts as one) or a maximum count.
+    let countedToManys: [RelationshipDescription]
+
+    init(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
+        self.attributes = attributes.filter { !$0.isOptional || $0.type.integerRange != nil || !$0.rules.isEmpty }
+        requiredToOneSlots = relationships.filter { !$0.isToMany && !$0.isOptional }.map(\.slot)
+        countedToManys = relationships.filter { $0.isToMany && ($0.minCount > 0 || !$0.isOptional || $0.maxCount != nil) }
+    }
 }
