@@ -400,18 +400,21 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The objects of a change set in a stable order: by primary key, unsaved ones by creation.
     func inSaveOrder(_ objects: some Collection<(key: ObjectID, value: ManagedObject)>) -> [ManagedObject] {
-        // Sorting plain integers, the objects left in place and picked by position afterwards:
-        // moving object references in the sort retained and released them at every move.
-        var unsorted: [ManagedObject] = []
-        unsorted.reserveCapacity(objects.count)
-        var keyed: [(rank: UInt8, key: Int64, position: Int)] = []
+        // Sorting plain values: the objects ride along unretained (`objects` holds them for the
+        // whole call), so neither the sort's moves nor a side array of the objects retain and
+        // release each one (two of each per object were a third of ordering a cascade's
+        // 10,000 deletions, perf).
+        var keyed: [(rank: UInt8, key: Int64, object: Unmanaged<ManagedObject>)] = []
         keyed.reserveCapacity(objects.count)
+        var ascending = true
         for (id, object) in objects {
-            keyed.append((id.isTemporary ? 1 : 0, id.value, unsorted.count))
-            unsorted.append(object)
+            let entry = (rank: UInt8(id.isTemporary ? 1 : 0), key: id.value, object: Unmanaged.passUnretained(object))
+            if let last = keyed.last, (last.rank, last.key) >= (entry.rank, entry.key) { ascending = false }
+            keyed.append(entry)
         }
-        keyed.sort { $0 < $1 }
-        return keyed.map { unsorted[$0.position] }
+        // IDs are unique, so (rank, key) orders every pair: the sort is total without a tiebreak.
+        if !ascending { keyed.sort { ($0.rank, $0.key) < ($1.rank, $1.key) } }
+        return withExtendedLifetime(objects) { keyed.map { $0.object.takeUnretainedValue() } }
     }
 
     func markUpdated(_ object: ManagedObject) {
