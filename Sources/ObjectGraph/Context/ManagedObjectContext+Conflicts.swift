@@ -6,7 +6,10 @@ extension ManagedObjectContext {
     /// retries once with the new versions.
     func sendSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
         var updated = updated
+        var deleted = deleted
         try loadVersionsForMembershipChanges(&updated)
+        // (That may drop objects deleted elsewhere, which only ever shrinks the storage.)
+        if deleted.count != deletedStorage.count { deleted = inSaveOrder(deletedStorage) }
         var changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
         do {
             statisticsStorage.storeRoundTrips += 1
@@ -16,7 +19,8 @@ extension ManagedObjectContext {
             guard mergePolicy != .error else { throw MergeConflictError(conflicts: conflicts, policy: mergePolicy, underlying: error) }
             try resolve(error.conflicts)
             updated = inSaveOrder(updatedStorage)
-            changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: inSaveOrder(deletedStorage))
+            deleted = inSaveOrder(deletedStorage)
+            changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
             do {
                 statisticsStorage.storeRoundTrips += 1
                 try coordinator.save(changes)
@@ -24,7 +28,7 @@ extension ManagedObjectContext {
                 throw MergeConflictError(conflicts: try describe(again), policy: mergePolicy, underlying: again)
             }
         }
-        commitSave(&changes, inserted: inserted, updated: updated)
+        commitSave(&changes, inserted: inserted, updated: updated, deleted: deleted)
         undoStack?.removeAllActions()
     }
 

@@ -196,7 +196,7 @@ extension ManagedObjectContext {
 
     /// Makes a landed save the objects' committed state. The rows move out of `changes` into
     /// the objects (a copy retained each row's arrays, whose memory is cold by now).
-    func commitSave(_ changes: inout StoreChangeSet, inserted: [ManagedObject], updated: [ManagedObject]) {
+    func commitSave(_ changes: inout StoreChangeSet, inserted: [ManagedObject], updated: [ManagedObject], deleted deletedObjects: [ManagedObject]) {
         var saved = ContextDidSave(inserted: [], updated: [], deleted: [])
         saved.inserted.reserveCapacity(changes.inserted.count)
         // Inserted rows are in the order of the inserted objects; updated rows follow the
@@ -242,7 +242,9 @@ extension ManagedObjectContext {
             let rows = Dictionary(changes.updated[nextUpdate...].map { ($0.values.objectID, $0.values) }, uniquingKeysWith: { a, _ in a })
             for object in unpaired { if let row = rows[object.objectID] { object.committedSnapshot = row } }
         }
-        let deletedObjects = Array(deletedStorage.values)
+        // `deletedObjects` is the save's ordered copy of `deletedStorage` (copying the
+        // dictionary's values again walked it in hash order).
+        assert(deletedObjects.count == deletedStorage.count)
         saved.deleted.reserveCapacity(deletedObjects.count)
         var deletedIDs: [ObjectID] = []
         deletedIDs.reserveCapacity(deletedObjects.count)
