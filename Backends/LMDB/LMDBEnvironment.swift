@@ -136,8 +136,12 @@ final class LMDBEnvironment: @unchecked Sendable {
                 }
                 return try body(LMDBTransaction(txn: txn!, environment: self))
             }
-            if let outcome { return outcome }
-            try adoptGrownMap()
+            // Moved out, not bound with `if let`: binding copied the value and destroyed the
+            // optional, a retain and a release of each of a row's arrays per read (perf).
+            switch consume outcome {
+            case .some(let value): return value
+            case .none: try adoptGrownMap()
+            }
         }
     }
 
