@@ -19,6 +19,8 @@ extension LMDBStore {
     struct RowLocation: Sendable {
         let rows: MDB_dbi
         let code: UInt16
+        /// Whether the entity has secondary indexes (which a write must then find in its route).
+        let indexed: Bool
     }
 
     /// A to-many relationship whose members may include rows of an entity, and how deleting

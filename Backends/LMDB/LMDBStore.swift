@@ -79,7 +79,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             routes[namespace] = Route(rows: rows, code: UInt16(code), entity: entity, indexes: layout.indexes(of: entity))
         }
         self.routes = routes
-        rowLocations = routes.mapValues { RowLocation(rows: $0.rows, code: $0.code) }
+        rowLocations = routes.mapValues { RowLocation(rows: $0.rows, code: $0.code, indexed: !$0.indexes.isEmpty) }
         reaching = Reaching.plans(layout, model: request.model)
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
         capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads])

@@ -138,8 +138,10 @@ extension ManagedObjectContext {
             let persistentChange = object.changedAttributeSlots.contains { !object.entity.attributes[$0].isTransient }
                 || object.changedToOneSlots.contains { !object.entity.toOneRelationships[$0].isTransient }
                 || Self.hasPersistentMembershipChanges(object)
-            if persistentChange, let committed = object.committedSnapshot {
-                changes.updated.append(Self.update(from: committed, to: snapshot(of: object, version: committed.version + 1)))
+            if persistentChange, let update = object.withCommittedSnapshot({ committed in
+                Self.update(from: committed, to: snapshot(of: object, version: committed.version + 1))
+            }) {
+                changes.updated.append(update)
             }
             try appendToManyChanges(of: object, to: &changes)
         }
@@ -156,7 +158,7 @@ extension ManagedObjectContext {
     /// foreign-key index entry of each updated row, measured.)
     /// (`values` is consumed: it moves into the update instead of being copied, which retained
     /// its arrays once more per updated object.)
-    static func update(from committed: RowSnapshot, to values: consuming RowSnapshot) -> RowUpdate {
+    static func update(from committed: borrowing RowSnapshot, to values: consuming RowSnapshot) -> RowUpdate {
         guard committed.attributes.count == values.attributes.count, committed.toOne.count == values.toOne.count else {
             return RowUpdate(values: consume values, expectedVersion: committed.version)
         }

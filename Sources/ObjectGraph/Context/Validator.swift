@@ -59,17 +59,21 @@ struct Validator {
 
     private mutating func validate(_ object: ManagedObject) throws {
         let entity = object.entity
-        let plan = entity.validationPlan
+        // The plan's parts are read where used, each only if not empty: a copy of the plan
+        // retained its three arrays per object (uprobe count).
         if !object.isFaultStorage {
-            for attribute in plan.attributes {
-                validate(attribute, object.attributeValues[attribute.slot], of: object)
+            if !entity.validationPlan.attributes.isEmpty {
+                for attribute in entity.validationPlan.attributes {
+                    validate(attribute, object.attributeValues[attribute.slot], of: object)
+                }
             }
-            for slot in plan.requiredToOneSlots where object.toOneValues[slot] == nil {
+            for slot in entity.validationPlan.requiredToOneSlots where object.toOneValues[slot] == nil {
                 let relationship = entity.toOneRelationships[slot]
                 add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
             }
         }
-        for relationship in plan.countedToManys {
+        if entity.validationPlan.countedToManys.isEmpty { return }
+        for relationship in entity.validationPlan.countedToManys {
             let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
             // A fault with no recorded change still holds what the store validated before.
             if object.toManyStates[relationship.slot].isFault && !object.toManyStates[relationship.slot].hasChanges && !object.isInsertedStorage { continue }
