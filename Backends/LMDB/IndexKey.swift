@@ -78,9 +78,16 @@ enum IndexKey {
 
     /// The duplicate stored under an index key: the row's key and entity code.
     static func entry(pk: Int64, code: UInt16) -> [UInt8] {
-        var writer = ByteWriter(capacity: 10)
-        writer.orderedInt64(pk)
-        writer.u16(code)
-        return writer.bytes
+        withEntry(pk: pk, code: code) { Array($0) }
+    }
+
+    /// `body` applied to ``entry(pk:code:)``'s bytes, laid out on the stack: a bulk save
+    /// writes one member entry per inserted member, and an array for each was an allocation.
+    @inline(__always)
+    static func withEntry<T>(pk: Int64, code: UInt16, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        // (A tuple of the two big-endian integers is 10 bytes, packed: no padding between or
+        // after them counts in its size.)
+        let entry = ((UInt64(bitPattern: pk) ^ (1 << 63)).bigEndian, code.bigEndian)
+        return try withUnsafeBytes(of: entry) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(10))) }
     }
 }

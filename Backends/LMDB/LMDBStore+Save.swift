@@ -19,6 +19,8 @@ extension LMDBStore {
 
     private func apply(_ changes: StoreChangeSet, _ txn: LMDBTransaction) throws {
         try checkVersions(changes, txn)
+        // Every row is encoded into this one buffer, in turn.
+        var encoded = ByteWriter(capacity: 256)
         // By index, the row read in place, and found through its plain-integer location unless
         // its entity has indexes: copying each row and its route retained four references
         // per inserted row (uprobe count).
@@ -28,7 +30,8 @@ extension LMDBStore {
                 throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
             }
             // One B-tree operation, not a lookup and then a put: LMDB refuses an existing key.
-            guard try txn.putNew(location.rows, primaryKey: pk, codec.encode(changes.inserted[index])) else {
+            codec.encode(changes.inserted[index], into: &encoded)
+            guard try txn.putNew(location.rows, primaryKey: pk, encoded.bytes) else {
                 throw StoreError(.backend, "cannot insert \(id): a row with that key exists in \(url.path)")
             }
             if location.indexed {
@@ -43,13 +46,14 @@ extension LMDBStore {
             guard let pk = id.primaryKey, let location = rowLocations[id.namespace] else {
                 throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
             }
+            codec.encode(changes.updated[index].values, into: &encoded)
             guard location.indexed else {
-                try txn.put(location.rows, primaryKey: pk, codec.encode(changes.updated[index].values))
+                try txn.put(location.rows, primaryKey: pk, encoded.bytes)
                 continue
             }
             let (rows, _, entity, indexes) = try target(id)
             let old = try row(id, in: txn)
-            try txn.put(rows, primaryKey: pk, codec.encode(changes.updated[index].values))
+            try txn.put(rows, primaryKey: pk, encoded.bytes)
             try writeIndexEntries(of: changes.updated[index].values, entity: entity, indexes: indexes, old: old, txn)
         }
         // Rows inserted above exist without looking them up (a bulk insert's memberships name
@@ -114,10 +118,16 @@ extension LMDBStore {
     }
 
     private func memberEntry(_ id: ObjectID) throws -> [UInt8] {
+        let (pk, code) = try memberKey(id)
+        return IndexKey.entry(pk: pk, code: code)
+    }
+
+    /// The key and entity code a member entry of `id` holds.
+    private func memberKey(_ id: ObjectID) throws -> (pk: Int64, code: UInt16) {
         guard let pk = id.primaryKey, let code = codec.code(of: id) else {
             throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
         }
-        return IndexKey.entry(pk: pk, code: code)
+        return (pk, code)
     }
 
     /// Whether a member may be added: its row exists, or it belongs to another store (which
@@ -166,7 +176,8 @@ extension LMDBStore {
                 if try txn.delete(dbi, key, value: try memberEntry(id)) { removed.append(id) }
             }
             for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) {
-                try txn.put(dbi, key, try memberEntry(id), flags: UInt32(MDB_NODUPDATA))
+                let (pk, code) = try memberKey(id)
+                try IndexKey.withEntry(pk: pk, code: code) { try txn.put(dbi, key, lent: $0, flags: UInt32(MDB_NODUPDATA)) }
                 added.append(id)
             }
         }

@@ -36,6 +36,17 @@ struct LMDBTransaction {
         try check(rc, "writing \(environment.path)")
     }
 
+    /// Stores bytes the caller lends (say, from the stack) under `key`, as `put(_:_:_:flags:)`.
+    func put(_ dbi: MDB_dbi, _ key: [UInt8], lent value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws {
+        let rc = key.withUnsafeBytes { rawKey -> Int32 in
+            var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+            var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+            return mdb_put(txn, dbi, &k, &v, flags)
+        }
+        if rc == MDB_KEYEXIST && flags & UInt32(MDB_NODUPDATA) != 0 { return }
+        try check(rc, "writing \(environment.path)")
+    }
+
     /// Stores `value` under the row key of `pk` (see ``PrimaryKeyBytes``), the key built on
     /// the stack rather than in an array (an allocation per row of a bulk save).
     func put(_ dbi: MDB_dbi, primaryKey pk: Int64, _ value: [UInt8]) throws {

@@ -59,7 +59,16 @@ struct RowCodec {
     }
 
     func encode(_ row: RowSnapshot) -> [UInt8] {
-        var writer = ByteWriter(capacity: Self.encodedSize(row))
+        var writer = ByteWriter(capacity: 0)
+        encode(row, into: &writer)
+        return writer.bytes
+    }
+
+    /// Encodes `row` into `writer`, replacing what it held but keeping its buffer: a bulk
+    /// save encodes every row into one buffer instead of allocating one per row.
+    func encode(_ row: RowSnapshot, into writer: inout ByteWriter) {
+        writer.bytes.removeAll(keepingCapacity: true)
+        writer.bytes.reserveCapacity(Self.encodedSize(row))
         writer.u8(Self.format)
         writer.u16(code(of: row.objectID) ?? UInt16.max)
         writer.u64(UInt64(bitPattern: row.version))
@@ -67,7 +76,6 @@ struct RowCodec {
         for value in row.attributes { Self.write(value, to: &writer) }
         writer.u16(UInt16(row.toOne.count))
         for destination in row.toOne { writeReference(destination, to: &writer) }
-        return writer.bytes
     }
 
     /// The size of a row's encoding (at most, but for a reference to an entity outside the
