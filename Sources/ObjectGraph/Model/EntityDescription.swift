@@ -154,16 +154,31 @@ struct ClassBox: @unchecked Sendable {
 /// of 100,000 objects walked (and retained) every attribute and relationship of each, though
 /// most are optional and unconstrained (a tenth of saving 10,000 updates, perf).
 struct ValidationPlan: Sendable {
-    /// Attributes that are required, range-checked integers, or carry rules, in slot order.
-    let attributes: [AttributeDescription]
+    /// What to check of each attribute that is required, a range-checked integer, or carries
+    /// rules, in slot order.
+    let attributes: [AttributeCheck]
     /// Slots of the required to-one relationships.
     let requiredToOneSlots: [Int]
     /// To-many relationships with a minimum (required counts as one) or a maximum count.
     let countedToManys: [RelationshipDescription]
 
     init(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
-        self.attributes = attributes.filter { !$0.isOptional || $0.type.integerRange != nil || !$0.rules.isEmpty }
+        self.attributes = attributes.compactMap { attribute in
+            let constrained = attribute.type.integerRange != nil || !attribute.rules.isEmpty
+            guard constrained || !attribute.isOptional else { return nil }
+            return AttributeCheck(slot: attribute.slot, presenceOnly: !constrained)
+        }
         requiredToOneSlots = relationships.filter { !$0.isToMany && !$0.isOptional }.map(\.slot)
         countedToManys = relationships.filter { $0.isToMany && ($0.minCount > 0 || !$0.isOptional || $0.maxCount != nil) }
+    }
+
+    /// One attribute's check. Plain integers, so walking the checks takes no reference to
+    /// the attribute descriptions, and a required attribute without rules is checked for a
+    /// value in place (copying each value out to check it retained every string, uprobe count).
+    struct AttributeCheck: Sendable {
+        /// The attribute's slot.
+        let slot: Int
+        /// Only whether a value is there (the attribute is required, without rules or range).
+        let presenceOnly: Bool
     }
 }

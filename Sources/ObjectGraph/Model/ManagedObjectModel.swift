@@ -17,6 +17,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     private let entitiesByClass: [ObjectIdentifier: EntityDescription]
     /// Entities by ``EntityDescription/nameToken``: an ID's entity without hashing its name.
     private let entitiesByToken: [EntityDescription?]
+    /// Whether some entity has a uniqueness constraint (a save checks none otherwise).
+    let hasUniquenessConstraints: Bool
 
     /// Builds and checks a model.
     public convenience init(_ build: (ModelBuilder) throws -> Void) throws {
@@ -41,6 +43,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         var byToken = [EntityDescription?](repeating: nil, count: Int(resolved.map(\.nameToken).max() ?? 0) + 1)
         for entity in resolved { byToken[Int(entity.nameToken)] = entity }
         self.entitiesByToken = byToken
+        self.hasUniquenessConstraints = resolved.contains { !$0.uniquenessConstraints.isEmpty }
         var configurations: [String: Set<String>] = [:]
         for (name, members) in rawConfigurations {
             var set = Set<String>()
