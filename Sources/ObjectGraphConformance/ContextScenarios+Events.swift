@@ -64,15 +64,7 @@ extension ContextScenarios {
         ConformanceScenario("context.notifications.objectsDidChange") { env in
             let context = env.newContext()
             let log = NotificationLog()
-            let observer = NotificationCenter.default.addObserver(forName: .objectGraphObjectsDidChange, object: context, queue: nil) { note in
-                guard let changes = note.userInfo?[ObjectsDidChange.key] as? ObjectsDidChange else {
-                    log.append(.init(inserted: [], updated: [], deleted: [], malformed: true))
-                    return
-                }
-                log.append(.init(
-                    inserted: Set(changes.inserted.map(\.objectID)), updated: Set(changes.updated.map(\.objectID)),
-                    deleted: Set(changes.deleted.map(\.objectID)), malformed: false))
-            }
+            let observer = log.observeObjectsDidChange(of: context)
             defer { NotificationCenter.default.removeObserver(observer) }
             let (a, b) = context.performAndWait {
                 let a = Tag(context: context); a.label = "a"
@@ -100,6 +92,42 @@ extension ContextScenarios {
             try check(entries[0].inserted.isEmpty, "nothing inserted")
             context.performAndWait {}
             try checkEqual(log.take().count, 0, "no notification when nothing changed")
+        },
+        ConformanceScenario("context.notifications.objectsDidChange.combined") { env in
+            // One object touched several ways in a block is reported as the changes combine:
+            // an inserted object changed is only inserted, one inserted and deleted only
+            // deleted; a rollback forgets what it undid, and later changes are reported again.
+            let context = env.newContext()
+            let log = NotificationLog()
+            let observer = log.observeObjectsDidChange(of: context)
+            defer { NotificationCenter.default.removeObserver(observer) }
+            let (tag, kept, dropped) = context.performAndWait {
+                let kept = Tag(context: context); kept.label = "kept"
+                kept.label = "kept, changed"
+                let dropped = Tag(context: context); dropped.label = "dropped"
+                context.delete(dropped)
+                return (kept, kept.objectID, dropped.objectID)
+            }
+            var entries = log.take()
+            try checkEqual(entries.count, 1, "one notification for the block")
+            try checkEqual(entries.first?.inserted ?? [], [kept], "the changed insert is only inserted; the deleted one is not")
+            try check(entries.first?.updated.isEmpty == true, "a change to an inserted object is no update: \(entries)")
+            try checkEqual(entries.first?.deleted ?? [], [dropped], "the inserted-then-deleted object is deleted")
+            try context.performAndWait { try context.save() }
+            _ = log.take()
+            context.performAndWait {
+                tag.label = "undone"
+                context.rollback()
+            }
+            entries = log.take()
+            try check(entries.allSatisfy { $0.updated.isEmpty }, "a rolled-back change is not reported: \(entries)")
+            let saved = context.performAndWait {
+                tag.label = "changed after the rollback"
+                return tag.objectID
+            }
+            entries = log.take()
+            try checkEqual(entries.count, 1, "the change after the rollback is reported")
+            try checkEqual(entries.first?.updated ?? [], [saved], "updated after the rollback")
         },
         ConformanceScenario("context.notifications.didSave") { env in
             let context = env.newContext()
@@ -196,4 +224,18 @@ final class NotificationLog: Sendable {
 
     /// The entries so far, emptying the log.
     func take() -> [Entry] { entries.withLock { log in defer { log = [] }; return log } }
+
+    /// Logs each objects-did-change notification `context` posts, until the returned
+    /// observer is removed.
+    func observeObjectsDidChange(of context: ManagedObjectContext) -> any NSObjectProtocol {
+        NotificationCenter.default.addObserver(forName: .objectGraphObjectsDidChange, object: context, queue: nil) { note in
+            guard let changes = note.userInfo?[ObjectsDidChange.key] as? ObjectsDidChange else {
+                self.append(.init(inserted: [], updated: [], deleted: [], malformed: true))
+                return
+            }
+            self.append(.init(
+                inserted: Set(changes.inserted.map(\.objectID)), updated: Set(changes.updated.map(\.objectID)),
+                deleted: Set(changes.deleted.map(\.objectID)), malformed: false))
+        }
+    }
 }

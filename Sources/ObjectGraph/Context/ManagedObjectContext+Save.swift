@@ -312,7 +312,7 @@ extension ManagedObjectContext {
         deletedStorage = [:]
         pendingDeletes = []
         discardedInserts = [:]
-        changeLog = ChangeLog()
+        changeLog.discard()
         undoStack?.removeAllActions()
     }
 
@@ -338,7 +338,7 @@ extension ManagedObjectContext {
         deletedStorage = [:]
         pendingDeletes = []
         discardedInserts = [:]
-        changeLog = ChangeLog()
+        changeLog.discard()
         withExtendedLifetime(registered) {}
     }
 }

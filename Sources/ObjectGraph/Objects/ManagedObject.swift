@@ -91,6 +91,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's position in its context's ``InsertedObjects``, -1 for none (a hint checked
     /// against the list, so a stale value after a reset or save is harmless).
     @exclusivity(unchecked) var insertedPosition: Int32 = -1
+    /// What its context's ``ChangeLog`` holds of the object (see ``ChangeLog/Mark``).
+    @exclusivity(unchecked) var changeLogMarks: UInt8 = 0
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
