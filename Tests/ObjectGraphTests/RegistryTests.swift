@@ -142,6 +142,49 @@ struct RegistryTests {
         #expect(registry.liveObjects().count == 300)
     }
 
+    @Test("new objects registered pending are found under their IDs through a sweep's compaction, a partial re-keying, a removal and emptying")
+    func pendingRegistrations() throws {
+        var loaded = try Self.looseObjects(100)
+        let entity = loaded[0].entity
+        var registry = ObjectRegistry()
+        for object in loaded { registry.insert(object) }
+        let inserted = (0..<50).map { _ in ManagedObject(entity: entity, insertInto: nil) }
+        for object in inserted { registry.insertPending(object) }
+        #expect(inserted.allSatisfy { $0.objectID.isTemporary })
+        #expect(registry.count == 150)
+        // 90 loaded objects released: the sweep drops them and compacts the storage, moving
+        // the pending objects' positions.
+        loaded = stride(from: 0, to: 100, by: 10).map { loaded[$0] }
+        registry.sweep()
+        _ = registry.takeDropped()
+        #expect(registry.count == 60)
+        #expect(inserted.allSatisfy { registry.live($0.objectID) === $0 }, "pending objects found after compaction")
+        #expect(loaded.allSatisfy { registry.live($0.objectID) === $0 })
+        // More pending ones, then ten of them made permanent (the save's bulk path).
+        let more = (0..<20).map { _ in ManagedObject(entity: entity, insertInto: nil) }
+        for object in more { registry.insertPending(object) }
+        let saved = Array(more.prefix(10))
+        let old = saved.map(\.objectID)
+        let new = (0..<10).map { ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: Int64(5_000 + $0)) }
+        for (object, id) in zip(saved, new) { object.objectID = id }
+        registry.rekey(saved, oldIDs: old, map: TemporaryIDMap(old, to: new))
+        #expect(saved.allSatisfy { registry.live($0.objectID) === $0 }, "found under their permanent IDs")
+        #expect(old.allSatisfy { registry.live($0) == nil }, "not under their temporary ones")
+        #expect(more.suffix(10).allSatisfy { registry.live($0.objectID) === $0 }, "the others still under theirs")
+        #expect(registry.count == 80)
+        #expect(registry.liveObjects().count == 80, "each object registered once")
+        // A pending object removed by its temporary ID (a rollback) is gone.
+        let rolledBack = ManagedObject(entity: entity, insertInto: nil)
+        registry.insertPending(rolledBack)
+        registry.remove(rolledBack.objectID)
+        _ = registry.takeDropped()
+        #expect(registry.live(rolledBack.objectID) == nil)
+        #expect(registry.count == 80)
+        let emptied = registry.removeAll()
+        #expect(emptied.objects.compactMap { $0 }.count == 80)
+        #expect(registry.count == 0 && registry.live(inserted[0].objectID) == nil)
+    }
+
     @Test("a sweep releasing a few entries removes just theirs, even one whose object's ID moved on")
     func sweepOfAFewKeepsTheRest() throws {
         var objects = try Self.looseObjects(1_000)

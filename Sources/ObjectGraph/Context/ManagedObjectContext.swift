@@ -270,8 +270,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Every registered object something besides the registry holds, in no particular order.
     func liveRegisteredObjects() -> [ManagedObject] { registry.liveObjects() }
 
-    func register(_ object: ManagedObject) {
-        registry.insert(object)
+    /// `isNew`: the object was never registered here and has a new temporary ID (see
+    /// ``ObjectRegistry/insertPending(_:)``).
+    func register(_ object: ManagedObject, isNew: Bool = false) {
+        if isNew { registry.insertPending(object) } else { registry.insert(object) }
         if retainsRegisteredObjects { retained[object.objectID] = object }
         if registry.count > sweepThreshold { sweepReleasedObjects() }
         releaseDroppedObjects()
@@ -306,6 +308,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         guard !object.isInsertedStorage else { return }
         let entity = object.entity
+        // (Not in this context before: it never was in any, or was let go by one.)
+        let isNew = object.contextStorage == nil && object.objectID.isTemporary
         noteUndoableChange(object)
         object.contextStorage = self
         object.attributeValues = entity.defaultValues
@@ -316,7 +320,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.toManyStates = toManyCount == 0 ? [] : Array(repeating: .inserted, count: toManyCount)
         object.isFaultStorage = false
         object.isInsertedStorage = true
-        register(object)
+        register(object, isNew: isNew)
         insertedStorage.insert(object)
         changeLog.inserted(object)
         object.awakeFromInsert()

@@ -22,6 +22,10 @@
 struct ObjectRegistry {
     private var positions: [ObjectID: Int] = [:]
     private var objects: [ManagedObject?] = []
+    /// Positions of newly inserted objects not yet entered in `positions`
+    /// (``insertPending(_:)``): their temporary IDs are entered at the first lookup or change
+    /// that needs them, and a save that makes them permanent enters only the new IDs.
+    private var pending: [Int] = []
     /// Positions in `objects` that hold `nil`, reused before the array grows.
     private var vacant: [Int] = []
     /// Objects dropped and not yet released (see the type's summary).
@@ -35,7 +39,7 @@ struct ObjectRegistry {
     private(set) var generation = 0
 
     /// The number of entries, released objects not yet swept included.
-    var count: Int { positions.count }
+    var count: Int { positions.count + pending.count }
 
     /// Makes room for `capacity` entries in all.
     mutating func reserveCapacity(_ capacity: Int) {
@@ -46,7 +50,11 @@ struct ObjectRegistry {
     /// The object registered for `id`, unless the app released it: then its entry is dropped
     /// (the object moves to ``dropped``) and the answer is `nil`.
     mutating func live(_ id: ObjectID) -> ManagedObject? {
-        guard let index = positions.index(forKey: id) else { return nil }
+        guard let index = positions.index(forKey: id) else {
+            guard !pending.isEmpty && id.isTemporary else { return nil }
+            enterPending()
+            return live(id)
+        }
         let position = positions.values[index]
         if isReleased(at: position) {
             positions.remove(at: index)
@@ -62,6 +70,8 @@ struct ObjectRegistry {
     /// that faults one object at a time), it is dropped now, while its memory is still in
     /// cache, instead of at the next sweep.
     mutating func insert(_ object: ManagedObject) {
+        // (The ID may be a pending one's: entered first, it is replaced as any other.)
+        if !pending.isEmpty && object.objectID.isTemporary { enterPending() }
         if let last = objects.indices.last, objects[last] != nil, isReleased(at: last),
            let index = positions.index(forKey: objects[last].unsafelyUnwrapped.objectID), positions.values[index] == last {
             // (Found through its own entry: an object re-keyed elsewhere is left to the sweep.)
@@ -87,9 +97,29 @@ struct ObjectRegistry {
         }
     }
 
+    /// Registers a newly inserted object (one never registered here, with a new temporary ID)
+    /// without entering its ID yet: a bulk insert then saved hashed every temporary ID into
+    /// the map only for the save to replace it (a twentieth of inserting an object, perf).
+    /// Lookups, removals and re-keyings of temporary IDs enter the pending ones first.
+    mutating func insertPending(_ object: ManagedObject) {
+        pending.append(objects.count)
+        objects.append(object)
+    }
+
+    /// Enters the pending objects' IDs in the map.
+    private mutating func enterPending() {
+        let entering = pending
+        pending = []
+        for position in entering {
+            guard let object = objects[position] else { continue }
+            if let previous = positions.updateValue(position, forKey: object.objectID), previous != position { vacate(previous) }
+        }
+    }
+
     /// Moves the entry of `old` to `new` (an object's ID became permanent); registers `object`
     /// under `new` when `old` had no entry.
     mutating func rekey(_ old: ObjectID, to new: ObjectID, object: ManagedObject) {
+        if !pending.isEmpty && old.isTemporary { enterPending() }
         guard let position = positions.removeValue(forKey: old) else {
             insert(object)
             return
@@ -108,20 +138,30 @@ struct ObjectRegistry {
             return
         }
         var rebuilt: [ObjectID: Int] = [:]
-        rebuilt.reserveCapacity(positions.count)
+        rebuilt.reserveCapacity(positions.count + pending.count)
         var moved: [(id: ObjectID, position: Int)] = []
         moved.reserveCapacity(objects.count)
         for (id, position) in positions {
             if let new = map[id] { moved.append((new, position)) } else { rebuilt[id] = position }
         }
+        var found = moved.count
+        // Pending objects are entered under the IDs they carry: the new one for those of this
+        // save (permanent), their temporary one for the others.
+        for position in pending {
+            guard let object = self.objects[position] else { continue }
+            let id = object.objectID
+            if !id.isTemporary { found += 1 }
+            moved.append((id, position))
+        }
+        pending = []
         // A moved entry wins over one already under its new ID, as in rekey(_:to:object:).
         for (id, position) in moved {
-            if let previous = rebuilt.updateValue(position, forKey: id) { vacate(previous) }
+            if let previous = rebuilt.updateValue(position, forKey: id), previous != position { vacate(previous) }
         }
         positions = rebuilt
         // Objects whose temporary ID had no entry are registered under their new one, replacing
         // whatever held it (as insert(_:) does on the one-by-one path).
-        if moved.count != objects.count {
+        if found != objects.count {
             for object in objects {
                 if let position = positions[object.objectID], self.objects[position] === object { continue }
                 insert(object)
@@ -131,6 +171,7 @@ struct ObjectRegistry {
 
     /// Forgets `id`'s entry.
     mutating func remove(_ id: ObjectID) {
+        if !pending.isEmpty && id.isTemporary { enterPending() }
         guard let position = positions.removeValue(forKey: id) else { return }
         vacate(position)
     }
@@ -139,6 +180,7 @@ struct ObjectRegistry {
     /// (a cascade), the ID map is rebuilt from the rest instead: removing 10,000 entries one by
     /// one shifted the table at every removal (a sixth of committing a cascade, perf).
     mutating func remove(_ ids: some Collection<ObjectID>) {
+        if !pending.isEmpty { enterPending() }
         guard ids.count * 2 >= positions.count else {
             for id in ids { remove(id) }
             return
@@ -210,6 +252,7 @@ struct ObjectRegistry {
         defer {
             objects = []
             positions = [:]
+            pending = []
             vacant = []
             dropped = []
             generation &+= 1
@@ -261,6 +304,8 @@ struct ObjectRegistry {
             positions.values[index] = moved[positions.values[index]]
             positions.formIndex(after: &index)
         }
+        // (A pending position always holds its object: inserted objects are never released.)
+        pending = pending.map { moved[$0] }.filter { $0 >= 0 }
         objects = kept
         vacant = []
     }
