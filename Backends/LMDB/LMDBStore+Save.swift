@@ -207,41 +207,51 @@ extension LMDBStore {
         } catch {
             throw StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
         }
-        let entry = try memberEntry(id)
+        // (Built only when an owners database or index needs it: most deleted rows, a
+        // cascade's members, have neither.)
+        var builtEntry: [UInt8]?
+        func entry() throws -> [UInt8] {
+            if let builtEntry { return builtEntry }
+            let made = try memberEntry(id)
+            builtEntry = made
+            return made
+        }
         for reaching in deletionPlan(of: entity) {
             let relationship = reaching.relationship
-            var holders: [ObjectID] = []
+            func leave(_ holder: ObjectID) throws {
+                guard let owningEntity = reaching.owningEntity, !alsoDeleted.contains(holder),
+                      model.entity(for: holder)?.isKind(of: owningEntity) == true, let holderKey = holder.primaryKey else { return }
+                let change = ToManyChange(source: holder, relationship: relationship, added: [], removed: [id], order: nil)
+                try applyMembership(change, sourceKey: holderKey, insertedHere: [], txn)
+            }
             if let own = reaching.own {
                 if own.isToMany {
-                    holders = try members(own, of: pk, in: txn)
+                    for holder in try members(own, of: pk, in: txn) { try leave(holder) }
                 } else if let holder = oldToOne[own.slot] {
-                    holders = [holder]
+                    // (One holder: no array is made for it.)
+                    try leave(holder)
                 }
             } else if let owners = handles.owners(of: relationship) {
                 let ownerKey = PrimaryKeyBytes.encode(pk)
+                var holders: [ObjectID] = []
                 try txn.duplicates(owners, ownerKey) { holders.append(try memberID($0)) }
                 try txn.delete(owners, ownerKey)
-            }
-            guard let owningEntity = reaching.owningEntity else { continue }
-            for holder in holders where !alsoDeleted.contains(holder) && model.entity(for: holder)?.isKind(of: owningEntity) == true {
-                guard let holderKey = holder.primaryKey else { continue }
-                let change = ToManyChange(source: holder, relationship: relationship, added: [], removed: [id], order: nil)
-                try applyMembership(change, sourceKey: holderKey, insertedHere: [], txn)
+                for holder in holders { try leave(holder) }
             }
         }
         for relationship in entity.toManyRelationships where !relationship.isTransient {
             guard let dbi = handles.members(of: relationship) else { continue }
             if let owners = handles.owners(of: relationship) {
                 for member in try members(relationship, of: pk, in: txn) {
-                    if let memberKey = member.primaryKey { try txn.delete(owners, PrimaryKeyBytes.encode(memberKey), value: entry) }
+                    if let memberKey = member.primaryKey { try txn.delete(owners, PrimaryKeyBytes.encode(memberKey), value: try entry()) }
                 }
             }
-            try txn.delete(dbi, PrimaryKeyBytes.encode(pk))
+            try txn.delete(dbi, primaryKey: pk)
         }
         for attribute in indexes {
             guard let dbi = handles.index(of: attribute) else { continue }
-            try txn.delete(dbi, IndexKey.storedKey(oldAttributes[attribute.slot], type: attribute.type, limit: keyLimit), value: entry)
+            try txn.delete(dbi, IndexKey.storedKey(oldAttributes[attribute.slot], type: attribute.type, limit: keyLimit), value: try entry())
         }
-        try txn.delete(rows, PrimaryKeyBytes.encode(pk))
+        try txn.delete(rows, primaryKey: pk)
     }
 }

@@ -76,6 +76,19 @@ struct LMDBTransaction {
         }
     }
 
+    /// Deletes the row key of `pk` (every duplicate), the key laid out on the stack (a cascade
+    /// deletes thousands of rows: an array per key was an allocation each); `false` if absent.
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, primaryKey pk: Int64) throws -> Bool {
+        let rc = PrimaryKeyBytes.withKey(pk) { key -> Int32 in
+            var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+            return mdb_del(txn, dbi, &k, nil)
+        }
+        if rc == MDB_NOTFOUND { return false }
+        try check(rc, "deleting from \(environment.path)")
+        return true
+    }
+
     /// Deletes `key` (every duplicate), or only the pair `key`/`value`; `false` if absent.
     @discardableResult
     func delete(_ dbi: MDB_dbi, _ key: [UInt8], value: [UInt8]? = nil) throws -> Bool {
