@@ -190,8 +190,11 @@ extension LMDBStore {
     /// points at it (found through its to-one foreign key, its many-to-many inverse, or the
     /// owners database of a relationship without an inverse), so nothing dangles.
     private func delete(_ id: ObjectID, alsoDeleted: Set<ObjectID>, _ txn: LMDBTransaction) throws {
-        let (rows, pk, entity, indexes) = try target(id)
-        guard let bytes = try txn.get(rows, primaryKey: pk), codec.entityCode(of: bytes) == codec.code(of: id) else { return }
+        guard let pk = id.primaryKey, let route = routes[id.namespace] else {
+            throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
+        }
+        let (rows, entity, indexes) = (route.rows, route.entity, route.indexes)
+        guard let bytes = try txn.get(rows, primaryKey: pk), codec.entityCode(of: bytes) == route.code else { return }
         // The old values matter only for index entries; the to-ones for the holders (a fifth of
         // deleting a row was decoding values nobody read, perf).
         let oldAttributes: [AttributeValue]
@@ -216,7 +219,7 @@ extension LMDBStore {
             builtEntry = made
             return made
         }
-        for reaching in deletionPlan(of: entity) {
+        for reaching in route.reaching {
             let relationship = reaching.relationship
             func leave(_ holder: ObjectID) throws {
                 guard let owningEntity = reaching.owningEntity, !alsoDeleted.contains(holder),

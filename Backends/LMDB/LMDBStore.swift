@@ -41,8 +41,6 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// The part of ``routes`` a read needs — two integers, so looking one up copies no
     /// reference (a `Route` copy retained its entity and indexes, twice per fault read).
     let rowLocations: [ObjectID.Namespace: RowLocation]
-    /// For each entity, the relationships a deleted row must leave (``deletionPlan(of:)``).
-    let reaching: [ObjectIdentifier: [Reaching]]
     /// The longest index key written.
     let keyLimit: Int
     private let closed = Atomic<Bool>(false)
@@ -73,14 +71,16 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             throw error
         }
         codec = RowCodec(layout: layout, storeIdentifier: identifier)
+        let reaching = Reaching.plans(layout, model: request.model)
         var routes: [ObjectID.Namespace: Route] = [:]
         for (code, namespace) in codec.namespaces.enumerated() {
             guard let entity = request.model.entity(named: layout.entityNames[code]), let rows = handles.rows[entity.rootName] else { continue }
-            routes[namespace] = Route(rows: rows, code: UInt16(code), entity: entity, indexes: layout.indexes(of: entity))
+            routes[namespace] = Route(
+                rows: rows, code: UInt16(code), entity: entity, indexes: layout.indexes(of: entity),
+                reaching: reaching[ObjectIdentifier(entity)] ?? [])
         }
         self.routes = routes
         rowLocations = routes.mapValues { RowLocation(rows: $0.rows, code: $0.code, indexed: !$0.indexes.isEmpty) }
-        reaching = Reaching.plans(layout, model: request.model)
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
         capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads])
             .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])
