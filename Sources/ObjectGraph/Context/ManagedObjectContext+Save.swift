@@ -135,8 +135,9 @@ extension ManagedObjectContext {
         changes.updated.reserveCapacity(updated.count)
         changes.deleted.reserveCapacity(deleted.count)
         for object in updated {
-            let persistentChange = object.changedAttributeSlots.contains { !object.entity.attributes[$0].isTransient }
-                || object.changedToOneSlots.contains { !object.entity.toOneRelationships[$0].isTransient }
+            let entity = object.entity
+            let persistentChange = object.changedAttributeSlots.contains { !entity.transientAttributeSlots.contains($0) }
+                || object.changedToOneSlots.contains { !entity.transientToOneSlots.contains($0) }
                 || Self.hasPersistentMembershipChanges(object)
             if persistentChange, let update = object.withCommittedSnapshot({ committed in
                 Self.update(from: committed, to: snapshot(of: object, version: committed.version + 1))
@@ -175,9 +176,9 @@ extension ManagedObjectContext {
 
     func snapshot(of object: ManagedObject, version: Int64) -> RowSnapshot {
         var attributes = object.attributeValues
-        for attribute in object.entity.attributes where attribute.isTransient { attributes[attribute.slot] = .null }
+        for slot in object.entity.transientAttributeSlots { attributes[slot] = .null }
         var toOne = object.toOneValues
-        for relationship in object.entity.toOneRelationships where relationship.isTransient { toOne[relationship.slot] = nil }
+        for slot in object.entity.transientToOneSlots { toOne[slot] = nil }
         return RowSnapshot(objectID: object.objectID, version: version, attributes: attributes, toOne: toOne)
     }
 

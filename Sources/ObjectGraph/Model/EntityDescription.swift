@@ -53,6 +53,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let deletePlan: DeletePlan
     /// What validating one of the entity's objects checks (see ``ValidationPlan``).
     let validationPlan: ValidationPlan
+    /// Slots of the transient attributes and to-ones, which a saved row leaves empty: found
+    /// once, where a save walked (and retained) every property of each saved object to find
+    /// them (almost always none).
+    let transientAttributeSlots: [Int]
+    let transientToOneSlots: [Int]
     /// What `@Attribute` / `@Relationship` storage key paths resolve to, per key path.
     let attributeWrappers = WrapperResolutionCache<AttributeDescription>()
     let relationshipWrappers = WrapperResolutionCache<RelationshipDescription>()
@@ -76,6 +81,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.toManyRelationships = relationships.filter { $0.isToMany }
         self.deletePlan = DeletePlan(relationships)
         self.validationPlan = ValidationPlan(attributes: attributes, relationships: relationships)
+        self.transientAttributeSlots = attributes.filter(\.isTransient).map(\.slot)
+        self.transientToOneSlots = relationships.filter { !$0.isToMany && $0.isTransient }.map(\.slot)
         self.subentityNames = subentityNames
         self.hierarchyNames = hierarchyNames
         self.hierarchyTokens = Set(hierarchyNames.map { InternedNames.shared.token(for: $0) })
