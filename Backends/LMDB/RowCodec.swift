@@ -58,12 +58,6 @@ struct RowCodec {
         case null = 0, integer, double, decimal, string, bool, date, data, uuid, uri
     }
 
-    func encode(_ row: RowSnapshot) -> [UInt8] {
-        var writer = ByteWriter(capacity: 0)
-        encode(row, into: &writer)
-        return writer.bytes
-    }
-
     /// Encodes `row` into `writer`, replacing what it held but keeping its buffer: a bulk
     /// save encodes every row into one buffer instead of allocating one per row.
     func encode(_ row: RowSnapshot, into writer: inout ByteWriter) {
