@@ -53,7 +53,6 @@ extension LMDBStore {
         }
     }
 
-
     /// The hierarchy's rows, key and entity of one of this store's IDs, or `nil` for a foreign ID.
     @inline(__always)
     func locate(_ id: ObjectID) -> (rows: MDB_dbi, pk: Int64, entity: EntityDescription)? {

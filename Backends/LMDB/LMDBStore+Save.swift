@@ -10,11 +10,22 @@ extension LMDBStore {
         try environment.write { txn in try apply(changes, txn) }
     }
 
-    private func target(_ id: ObjectID) throws -> (rows: MDB_dbi, pk: Int64, entity: EntityDescription, indexes: [AttributeDescription]) {
-        guard let pk = id.primaryKey, let route = routes[id.namespace] else {
-            throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
-        }
-        return (route.rows, pk, route.entity, route.indexes)
+    /// The key and row location of `id`, a permanent ID of this store.
+    @inline(__always)
+    private func location(_ id: ObjectID) throws -> (pk: Int64, location: RowLocation) {
+        guard let pk = id.primaryKey, let location = rowLocations[id.namespace] else { throw notHere(id) }
+        return (pk, location)
+    }
+
+    /// The key and route of `id`, a permanent ID of this store (for the entity and indexes).
+    @inline(__always)
+    private func route(_ id: ObjectID) throws -> (pk: Int64, route: Route) {
+        guard let pk = id.primaryKey, let route = routes[id.namespace] else { throw notHere(id) }
+        return (pk, route)
+    }
+
+    private func notHere(_ id: ObjectID) -> StoreError {
+        StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
     }
 
     private func apply(_ changes: StoreChangeSet, _ txn: LMDBTransaction) throws {
@@ -26,35 +37,31 @@ extension LMDBStore {
         // per inserted row (uprobe count).
         for index in changes.inserted.indices {
             let id = changes.inserted[index].objectID
-            guard let pk = id.primaryKey, let location = rowLocations[id.namespace] else {
-                throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
-            }
+            let (pk, location) = try location(id)
             // One B-tree operation, not a lookup and then a put: LMDB refuses an existing key.
             codec.encode(changes.inserted[index], into: &encoded)
             guard try txn.putNew(location.rows, primaryKey: pk, encoded.bytes) else {
                 throw StoreError(.backend, "cannot insert \(id): a row with that key exists in \(url.path)")
             }
             if location.indexed {
-                let (_, _, entity, indexes) = try target(id)
-                try writeIndexEntries(of: changes.inserted[index], entity: entity, indexes: indexes, old: nil, txn)
+                let route = try route(id).route
+                try writeIndexEntries(of: changes.inserted[index], entity: route.entity, indexes: route.indexes, old: nil, txn)
             }
         }
         // By index, reading the rows in place: `for update in` copied each update, retaining
         // its arrays (a tenth of saving 10,000 updates, with the same copies in checkVersions).
         for index in changes.updated.indices {
             let id = changes.updated[index].values.objectID
-            guard let pk = id.primaryKey, let location = rowLocations[id.namespace] else {
-                throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
-            }
+            let (pk, location) = try location(id)
             codec.encode(changes.updated[index].values, into: &encoded)
             guard location.indexed else {
                 try txn.put(location.rows, primaryKey: pk, encoded.bytes)
                 continue
             }
-            let (rows, _, entity, indexes) = try target(id)
+            let route = try route(id).route
             let old = try row(id, in: txn)
-            try txn.put(rows, primaryKey: pk, encoded.bytes)
-            try writeIndexEntries(of: changes.updated[index].values, entity: entity, indexes: indexes, old: old, txn)
+            try txn.put(location.rows, primaryKey: pk, encoded.bytes)
+            try writeIndexEntries(of: changes.updated[index].values, entity: route.entity, indexes: route.indexes, old: old, txn)
         }
         // Rows inserted above exist without looking them up (a bulk insert's memberships name
         // 100,000 of them: one B-tree lookup each, a tenth of the save).
@@ -78,9 +85,7 @@ extension LMDBStore {
     private func checkVersions(_ changes: StoreChangeSet, _ txn: LMDBTransaction) throws {
         var conflicts: [StoreError.Conflict] = []
         func stored(_ id: ObjectID) throws -> (version: Int64, bytes: UnsafeRawBufferPointer, pk: Int64)? {
-            guard let pk = id.primaryKey, let location = rowLocations[id.namespace] else {
-                throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
-            }
+            let (pk, location) = try location(id)
             guard let bytes = try txn.get(location.rows, primaryKey: pk), codec.entityCode(of: bytes) == location.code else { return nil }
             return (try codec.version(of: bytes), bytes, pk)
         }
@@ -124,9 +129,7 @@ extension LMDBStore {
 
     /// The key and entity code a member entry of `id` holds.
     private func memberKey(_ id: ObjectID) throws -> (pk: Int64, code: UInt16) {
-        guard let pk = id.primaryKey, let code = codec.code(of: id) else {
-            throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
-        }
+        guard let pk = id.primaryKey, let code = codec.code(of: id) else { throw notHere(id) }
         return (pk, code)
     }
 
@@ -190,9 +193,7 @@ extension LMDBStore {
     /// points at it (found through its to-one foreign key, its many-to-many inverse, or the
     /// owners database of a relationship without an inverse), so nothing dangles.
     private func delete(_ id: ObjectID, alsoDeleted: Set<ObjectID>, _ txn: LMDBTransaction) throws {
-        guard let pk = id.primaryKey, let route = routes[id.namespace] else {
-            throw StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
-        }
+        let (pk, route) = try route(id)
         let (rows, entity, indexes) = (route.rows, route.entity, route.indexes)
         guard let bytes = try txn.get(rows, primaryKey: pk), codec.entityCode(of: bytes) == route.code else { return }
         // The old values matter only for index entries; the to-ones for the holders (a fifth of

@@ -61,21 +61,18 @@ struct Validator {
 
     private mutating func validate(_ object: ManagedObject) throws {
         let entity = object.entity
-        // The plan's parts are read where used, each only if not empty: a copy of the plan
-        // retained its three arrays per object (uprobe count).
+        // The plan's parts are read where used: a copy of the plan retained its three arrays
+        // per object (uprobe count).
         if !object.isFaultStorage {
-            if !entity.validationPlan.attributes.isEmpty {
-                for check in entity.validationPlan.attributes {
-                    if check.presenceOnly && !object.attributeValues[check.slot].isNull { continue }
-                    validate(entity.attributes[check.slot], object.attributeValues[check.slot], of: object)
-                }
+            for check in entity.validationPlan.attributes {
+                if check.presenceOnly && !object.attributeValues[check.slot].isNull { continue }
+                validate(entity.attributes[check.slot], object.attributeValues[check.slot], of: object)
             }
             for slot in entity.validationPlan.requiredToOneSlots where object.toOneValues[slot] == nil {
                 let relationship = entity.toOneRelationships[slot]
                 add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
             }
         }
-        if entity.validationPlan.countedToManys.isEmpty { return }
         for relationship in entity.validationPlan.countedToManys {
             let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
             // A fault with no recorded change still holds what the store validated before.
