@@ -206,11 +206,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// What the store held when the object was last loaded or saved; `nil` for new objects
     /// and faults never loaded.
     final var committedSnapshot: RowSnapshot? {
-        get {
-            if let committedBox { return committedBox.row }
-            guard cleanVersion >= 0 else { return nil }
-            return RowSnapshot(objectID: objectID, version: cleanVersion, attributes: attributeStorage, toOne: toOneStorage)
-        }
+        get { withCommittedSnapshot { (row: borrowing RowSnapshot) in copy row } }
         set {
             committedBox = newValue.map(CommittedRow.init)
             cleanVersion = -1
