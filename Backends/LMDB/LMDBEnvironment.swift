@@ -113,36 +113,49 @@ final class LMDBEnvironment: @unchecked Sendable {
     // MARK: Transactions
 
     /// Runs `body` in a read-only snapshot transaction.
+    ///
+    /// Begun and ended around `body`, not inside closures of the locks: each closure level
+    /// retained every value `body` captured once more (four retains and releases of each per
+    /// read, perf). A map grown by another process is adopted before `body` runs, so `body`
+    /// runs once.
+    @inline(__always)
     func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        let txn = try beginRead()
+        defer { endRead(txn) }
+        return try body(LMDBTransaction(txn: txn, environment: self))
+    }
+
+    /// A renewed idle or new read-only transaction, with the map lock held shared; ended by
+    /// ``endRead(_:)``.
+    private func beginRead() throws -> OpaquePointer {
         while true {
-            let outcome: T? = try mapLock.shared {
-                var txn: OpaquePointer? = idleReaders.withLock { $0.popLast() }?.txn
-                var rc: Int32
-                if let idle = txn {
-                    rc = mdb_txn_renew(idle)
-                    if rc != MDB_SUCCESS { mdb_txn_abort(idle); txn = nil }
-                }
-                if txn == nil { rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn) } else { rc = MDB_SUCCESS }
-                if rc == MDB_MAP_RESIZED { return nil }
-                try check(rc, "starting a read transaction on \(path)")
-                defer {
-                    mdb_txn_reset(txn)
-                    let kept = idleReaders.withLock { idle -> Bool in
-                        guard idle.count < 8 else { return false }
-                        idle.append(TransactionHandle(txn: txn!))
-                        return true
-                    }
-                    if !kept { mdb_txn_abort(txn) }
-                }
-                return try body(LMDBTransaction(txn: txn!, environment: self))
+            mapLock.lockShared()
+            var txn: OpaquePointer? = idleReaders.withLock { $0.popLast() }?.txn
+            var rc = MDB_SUCCESS
+            if let idle = txn {
+                rc = mdb_txn_renew(idle)
+                if rc != MDB_SUCCESS { mdb_txn_abort(idle); txn = nil }
             }
-            // Moved out, not bound with `if let`: binding copied the value and destroyed the
-            // optional, a retain and a release of each of a row's arrays per read (perf).
-            switch consume outcome {
-            case .some(let value): return value
-            case .none: try adoptGrownMap()
+            if txn == nil { rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn) }
+            if rc == MDB_SUCCESS, let txn { return txn }
+            mapLock.unlockShared()
+            guard rc == MDB_MAP_RESIZED else {
+                throw LMDBError(code: rc).storeError("starting a read transaction on \(path)")
             }
+            try adoptGrownMap()
         }
+    }
+
+    /// Resets `txn` for reuse (or aborts it when enough are idle) and releases the map lock.
+    private func endRead(_ txn: OpaquePointer) {
+        mdb_txn_reset(txn)
+        let kept = idleReaders.withLock { idle -> Bool in
+            guard idle.count < 8 else { return false }
+            idle.append(TransactionHandle(txn: txn))
+            return true
+        }
+        if !kept { mdb_txn_abort(txn) }
+        mapLock.unlockShared()
     }
 
     /// Runs `body` in a write transaction and commits it; on any error nothing is written.

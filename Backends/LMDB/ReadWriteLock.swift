@@ -29,6 +29,13 @@ final class ReadWriteLock: @unchecked Sendable {
         return try body()
     }
 
+    /// Takes the lock shared, for a holder that cannot wrap its hold in a closure (see
+    /// ``LMDBEnvironment/read(_:)``); every call is paired with ``unlockShared()``.
+    func lockShared() { pthread_rwlock_rdlock(lock) }
+
+    /// Releases a hold taken by ``lockShared()``.
+    func unlockShared() { pthread_rwlock_unlock(lock) }
+
     /// Runs `body` holding the lock exclusively.
     func exclusive<T>(_ body: () throws -> T) rethrows -> T {
         pthread_rwlock_wrlock(lock)
