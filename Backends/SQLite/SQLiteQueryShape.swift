@@ -38,7 +38,7 @@ struct SQLiteQueryShape: Hashable {
     func hash(into hasher: inout Hasher) { hasher.combine(tokens) }
 
     /// The shape of `request` (which is not a grouping) and its leaves.
-    init(_ request: StoreFetchRequest) {
+    init(_ request: borrowing StoreFetchRequest) {
         tokens.reserveCapacity(16 + request.sortKeys.count * 3)
         tokens.append(.name(request.entity.name))
         let resultType: Int
@@ -167,7 +167,7 @@ struct SQLiteQueryShape: Hashable {
 
     /// The values to bind for `recipe` (from a request of this shape), `nil` if a source does
     /// not fit its leaf — which the shape rules out; the caller then compiles afresh.
-    func bindings(_ recipe: [SQLiteQueryCompiler.BindingSource], request: StoreFetchRequest) -> [AttributeValue]? {
+    func bindings(_ recipe: [SQLiteQueryCompiler.BindingSource], request: borrowing StoreFetchRequest) -> [AttributeValue]? {
         var values: [AttributeValue] = []
         values.reserveCapacity(recipe.count)
         for source in recipe {

@@ -30,52 +30,59 @@ extension SQLiteStore {
     /// they can be expressed exactly (see ``SQLiteQueryCompiler``); otherwise candidate rows,
     /// and the shared layer completes the work.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
-        try withReader { connection in
-            if case .groups(let grouping) = request.resultType {
-                return try groups(request, grouping, connection: connection)
+        // Not in withReader's closure: captured there, the request was copied into it and
+        // again into the shape, retaining each of its parts twice (perf).
+        let connection = try takeReader()
+        defer { returnReader(connection) }
+        return try fetch(request, connection: connection)
+    }
+
+    /// The body of ``fetch(_:)``, on a read connection.
+    private func fetch(_ request: borrowing StoreFetchRequest, connection: SQLiteConnection) throws -> StoreFetchResult {
+        if case .groups(let grouping) = request.resultType {
+            return try groups(request, grouping, connection: connection)
+        }
+        let shape = SQLiteQueryShape(request)
+        let query: CompiledQuery
+        let bindings: [AttributeValue]
+        if let cached = queryCache.withLock({ $0[shape] }), let values = shape.bindings(cached.recipe, request: request) {
+            (query, bindings) = (cached, values)
+            #if DEBUG
+            // Every fetch the tests make checks the shape's promise: compiled afresh, the
+            // request gives the same SQL and the same values.
+            let fresh = compile(request)
+            assert(fresh.query.sql == query.sql && Self.same(fresh.bindings, bindings),
+                   "a cached SQLite query does not fit a request of its shape: \(query.sql) \(bindings) against \(fresh.query.sql) \(fresh.bindings)")
+            #endif
+        } else {
+            (query, bindings) = compile(request)
+            #if DEBUG
+            let replayed = shape.bindings(query.recipe, request: request)
+            assert(replayed.map { Self.same($0, bindings) } ?? false, "an SQLite query's recipe does not give back its bindings: \(query.sql) \(bindings)")
+            #endif
+            queryCache.withLock { cache in
+                if cache.count >= Self.queryCacheCapacity { cache.removeAll(keepingCapacity: true) }
+                cache[shape] = query
             }
-            let shape = SQLiteQueryShape(request)
-            let query: CompiledQuery
-            let bindings: [AttributeValue]
-            if let cached = queryCache.withLock({ $0[shape] }), let values = shape.bindings(cached.recipe, request: request) {
-                (query, bindings) = (cached, values)
-                #if DEBUG
-                // Every fetch the tests make checks the shape's promise: compiled afresh, the
-                // request gives the same SQL and the same values.
-                let fresh = compile(request)
-                assert(fresh.query.sql == query.sql && Self.same(fresh.bindings, bindings),
-                       "a cached SQLite query does not fit a request of its shape: \(query.sql) \(bindings) against \(fresh.query.sql) \(fresh.bindings)")
-                #endif
-            } else {
-                (query, bindings) = compile(request)
-                #if DEBUG
-                let replayed = shape.bindings(query.recipe, request: request)
-                assert(replayed.map { Self.same($0, bindings) } ?? false, "an SQLite query's recipe does not give back its bindings: \(query.sql) \(bindings)")
-                #endif
-                queryCache.withLock { cache in
-                    if cache.count >= Self.queryCacheCapacity { cache.removeAll(keepingCapacity: true) }
-                    cache[shape] = query
-                }
+        }
+        let statement = try connection.prepare(query.sql)
+        for (offset, value) in bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+        switch query.answer {
+        case .count:
+            let count = try statement.step() ? Int(statement.int64(0)) : 0
+            return StoreFetchResult(count: request.rangedCount(count), applied: .all)
+        case .objectIDs:
+            guard let reader = rowReaders[request.entity.rootName] else { return StoreFetchResult(applied: query.applied) }
+            var ids: [ObjectID] = []
+            while try statement.step() {
+                if let id = reader.objectID(statement, pkColumn: 0, entityColumn: 1) { ids.append(id) }
             }
-            let statement = try connection.prepare(query.sql)
-            for (offset, value) in bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
-            switch query.answer {
-            case .count:
-                let count = try statement.step() ? Int(statement.int64(0)) : 0
-                return StoreFetchResult(count: request.rangedCount(count), applied: .all)
-            case .objectIDs:
-                guard let reader = rowReaders[request.entity.rootName] else { return StoreFetchResult(applied: query.applied) }
-                var ids: [ObjectID] = []
-                while try statement.step() {
-                    if let id = reader.objectID(statement, pkColumn: 0, entityColumn: 1) { ids.append(id) }
-                }
-                return StoreFetchResult(objectIDs: ids, applied: query.applied)
-            case .rows:
-                guard let reader = rowReaders[request.entity.rootName] else { return StoreFetchResult(snapshots: [], applied: query.applied) }
-                var rows: [RowSnapshot] = []
-                try reader.appendAll(statement, to: &rows)
-                return StoreFetchResult(snapshots: rows, applied: query.applied)
-            }
+            return StoreFetchResult(objectIDs: ids, applied: query.applied)
+        case .rows:
+            guard let reader = rowReaders[request.entity.rootName] else { return StoreFetchResult(snapshots: [], applied: query.applied) }
+            var rows: [RowSnapshot] = []
+            try reader.appendAll(statement, to: &rows)
+            return StoreFetchResult(snapshots: rows, applied: query.applied)
         }
     }
 

@@ -119,18 +119,29 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Runs `body` with a read connection of its own (from the pool, or a new one).
     func withReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        guard !closed.load(ordering: .acquiring) else { throw StoreError(.closed, "the SQLite store at \(url.path) is closed") }
-        let reader = try readers.withLock { $0.popLast() } ?? SQLiteConnection(path: url.path, readOnly: true)
-        defer {
-            reader.resetActive()
-            let keep = readers.withLock { pool -> Bool in
-                guard !closed.load(ordering: .acquiring), pool.count < 4 else { return false }
-                pool.append(reader)
-                return true
-            }
-            if !keep { reader.close() }
-        }
+        let reader = try takeReader()
+        defer { returnReader(reader) }
         return try body(reader)
+    }
+
+    /// A read connection of the caller's own (from the pool, or a new one), for a caller that
+    /// would otherwise capture large values in ``withReader(_:)``'s closure (each captured
+    /// value is copied into it); handed back with ``returnReader(_:)``.
+    func takeReader() throws -> SQLiteConnection {
+        guard !closed.load(ordering: .acquiring) else { throw StoreError(.closed, "the SQLite store at \(url.path) is closed") }
+        return try readers.withLock { $0.popLast() } ?? SQLiteConnection(path: url.path, readOnly: true)
+    }
+
+    /// Ends the statements of `reader` and keeps it for reuse (closes it when enough are kept
+    /// or the store is closed).
+    func returnReader(_ reader: SQLiteConnection) {
+        reader.resetActive()
+        let keep = readers.withLock { pool -> Bool in
+            guard !closed.load(ordering: .acquiring), pool.count < 4 else { return false }
+            pool.append(reader)
+            return true
+        }
+        if !keep { reader.close() }
     }
 
     /// Runs `body` on slices of at most 500 rows (well under SQLite's bound-parameter limit);
