@@ -30,8 +30,10 @@ extension LMDBStore {
         // At most one group per owner: sized once instead of rehashed at each doubling.
         positions.reserveCapacity(try txn.entries(ownersDBI))
         var members = 0
-        // The key's slot per owner entity, found by name once per entity, not once per owner.
+        // The key's slot per owner entity, found by name once per entity, not once per owner;
+        // the last one is checked first (owners are usually of one entity: no hashing).
         var slots: [ObjectID.Namespace: Int] = [:]
+        var lastSlot: (namespace: ObjectID.Namespace, slot: Int)? = nil
         let complete: Bool = try txn.withCursor(index.members) { cursor in
             var entry = try cursor.move(MDB_FIRST)
             while let current = entry {
@@ -44,10 +46,15 @@ extension LMDBStore {
                 let key: AttributeValue
                 do {
                     key = try codec.decodeAttribute(bytes) { namespace in
-                        if let known = slots[namespace] { return known }
+                        if let lastSlot, lastSlot.namespace == namespace { return lastSlot.slot }
+                        if let known = slots[namespace] {
+                            lastSlot = (namespace, known)
+                            return known
+                        }
                         guard let ownerEntity = model.entity(for: namespace.objectID(primaryKey: ownerKey)),
                               let found = ownerEntity.attribute(named: keyAttribute.name)?.slot else { throw MissingKey() }
                         slots[namespace] = found
+                        lastSlot = (namespace, found)
                         return found
                     }
                 } catch is MissingKey {
@@ -55,11 +62,13 @@ extension LMDBStore {
                 } catch {
                     throw StoreError(.corrupt, "the row with key \(ownerKey) in \(url.path) is damaged or of an unknown format")
                 }
-                if let position = positions[key] {
+                // One probe for a new group, the common case (an owner per value): the entry is
+                // written at once and put back when the value had a group already.
+                if let position = positions.updateValue(groups.count, forKey: key) {
+                    positions[key] = position
                     groups[position].count += count
                     groups[position].first = min(groups[position].first, first)
                 } else {
-                    positions[key] = groups.count
                     groups.append((key, count, first))
                 }
                 entry = try cursor.move(MDB_NEXT_NODUP)
