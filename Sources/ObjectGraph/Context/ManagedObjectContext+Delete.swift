@@ -103,8 +103,9 @@ extension ManagedObjectContext {
         // their rows: load those in one go too. A cascade's members are the exception: they
         // are deleted next, and their to-one is cleared without reading the row.
         var destinations: [ManagedObject] = []
+        for (relationship, objects) in toMany { try loadToMany(relationship, for: objects) }
+        reserveForMembers(of: toMany)
         for (relationship, objects) in toMany {
-            try loadToMany(relationship, for: objects)
             guard relationship.hasInverse && !relationship.inverseIsToMany && relationship.deleteRule != .cascade else { continue }
             for object in objects {
                 for id in object.toManyStates[relationship.slot].members ?? [] {
@@ -115,6 +116,22 @@ extension ManagedObjectContext {
         }
         if !destinations.isEmpty { try fulfillFaults(destinations) }
         return destinations
+    }
+
+    /// Makes room, once per wave, for the members its rules will reach (registered as faults)
+    /// and, for cascades, delete: grown one object at a time instead, the registry and the
+    /// deleted objects were rehashed at every doubling (a cascade over 10,000 messages, perf).
+    private func reserveForMembers(of toMany: [(relationship: RelationshipDescription, objects: [ManagedObject])]) {
+        var reached = 0
+        var cascaded = 0
+        for (relationship, objects) in toMany {
+            var members = 0
+            for object in objects { members += object.toManyStates[relationship.slot].members?.count ?? 0 }
+            reached += members
+            if relationship.deleteRule == .cascade { cascaded += members }
+        }
+        if reached > 0 { registry.reserveCapacity(registry.count + reached) }
+        if cascaded > 0 { deletedStorage.reserveCapacity(deletedStorage.count + cascaded) }
     }
 
     private func applyDeleteRules(_ object: ManagedObject) throws {
