@@ -17,7 +17,7 @@ extension LMDBStore {
             // read its copy of the whole request (a copy retains every part of it).
             let codes = layout.codes(of: request)
             let counted = try read { txn -> Int? in
-                guard let plan = try RelationshipPlan.make(predicate, store: self, in: txn) else { return nil }
+                guard let plan = try RelationshipPlan.make(predicate, store: self, in: txn, checkingOwner: false) else { return nil }
                 return try plan.count(store: self, codes: codes, in: txn)
             }
             if let counted { return StoreFetchResult(count: request.rangedCount(counted), applied: .all) }
