@@ -82,15 +82,27 @@ extension ManagedObject {
     @usableFromInline
     final func readWrappedAttributeValue(_ storage: AnyKeyPath, resolve: () -> AttributeDescription) -> AttributeValue {
         if !isFaultStorage && QueueOwnership.holds(contextToken) {
-            return entity.attributeWrappers.withProperty(for: storage, resolve: resolve) { attributeValues[$0.slot] }
+            return withWrappedAttribute(storage, resolve: resolve) { attributeValues[$0.slot] }
         }
-        return readAttribute(entity.attributeWrappers.property(for: storage, resolve: resolve))
+        return withWrappedAttribute(storage, resolve: resolve) { readAttribute($0) }
     }
 
     /// Writes the attribute behind a wrapper's storage key path, for ``Attribute``'s inlined accessor.
     @usableFromInline
     final func writeWrappedAttribute(_ storage: AnyKeyPath, _ value: AttributeValue, resolve: () -> AttributeDescription) {
-        writeAttribute(entity.attributeWrappers.property(for: storage, resolve: resolve), value)
+        withWrappedAttribute(storage, resolve: resolve) { writeAttribute($0, value) }
+    }
+
+    /// `body` with the attribute behind a wrapper's storage key path, lent: the entity's cache
+    /// and the attribute are not loaded into references of their own (the entity holds both
+    /// for the object's life), which retained and released the cache and the attribute at
+    /// every typed read and write (perf: two of each per object of a fetch reading two
+    /// attributes).
+    @inline(__always)
+    final func withWrappedAttribute<R>(_ storage: AnyKeyPath, resolve: () -> AttributeDescription, _ body: (AttributeDescription) -> R) -> R {
+        Unmanaged.passUnretained(entity.attributeWrappers)._withUnsafeGuaranteedRef { cache in
+            cache.withProperty(for: storage, resolve: resolve, body)
+        }
     }
 
     /// Reads an attribute for a typed accessor; programming errors stop with a message.

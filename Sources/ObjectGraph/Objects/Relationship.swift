@@ -221,7 +221,10 @@ extension ManagedObject {
     /// Replaces the destinations of the relationship behind a wrapper's storage key path.
     @usableFromInline
     final func writeWrappedRelationship(_ storage: AnyKeyPath, _ objects: [ManagedObject], resolve: () -> RelationshipDescription) {
-        writeRelationship(entity.relationshipWrappers.property(for: storage, resolve: resolve), objects)
+        // Lent, as ``withWrappedAttribute(_:resolve:_:)`` lends an attribute.
+        Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
+            cache.withProperty(for: storage, resolve: resolve) { writeRelationship($0, objects) }
+        }
     }
 
     /// The destination of a to-one relationship for typed accessors.
