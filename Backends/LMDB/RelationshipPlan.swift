@@ -27,7 +27,7 @@ struct RelationshipPlan {
     /// members of a deleted owner are gone while no-action to-ones may still name it.
     /// `checkingOwner` false leaves that check to the caller (see ``count(store:codes:in:)``).
     static func make(_ predicate: CompiledPredicate, store: LMDBStore, in txn: LMDBTransaction, checkingOwner: Bool = true) throws -> RelationshipPlan? {
-        var found: (plan: RelationshipPlan, owner: ObjectID)? = nil
+        var found: RelationshipPlan? = nil
         if case .comparison(let comparison) = predicate {
             found = plan(comparison, store: store, whole: true)
         } else if case .and(let parts) = predicate {
@@ -40,17 +40,19 @@ struct RelationshipPlan {
         }
         guard let found else { return nil }
         if checkingOwner { guard try store.exists(found.owner, in: txn) else { return nil } }
-        return found.plan
+        return found
     }
 
-    private static func plan(_ comparison: CompiledComparison, store: LMDBStore, whole: Bool) -> (plan: RelationshipPlan, owner: ObjectID)? {
+    private static func plan(_ comparison: CompiledComparison, store: LMDBStore, whole: Bool) -> RelationshipPlan? {
         guard comparison.modifier == .direct, comparison.op == .equal,
               case .keyPath(let path) = comparison.left, path.steps.isEmpty,
               case .relationship(let relationship) = path.terminal,
               let index = store.inverseIndexes[ObjectIdentifier(relationship)],
               case .object(let owner) = comparison.right, index.ownerNamespaces.contains(owner.namespace),
               let ownerKey = owner.primaryKey else { return nil }
-        return (RelationshipPlan(inverse: index.inverse, ownerKey: ownerKey, isWholePredicate: whole, candidateCodes: index.candidateCodes, members: index.members, owner: owner, membersProveOwner: index.ownersAreAlone), owner)
+        return RelationshipPlan(
+            inverse: index.inverse, ownerKey: ownerKey, isWholePredicate: whole, candidateCodes: index.candidateCodes,
+            members: index.members, owner: owner, membersProveOwner: index.ownersAreAlone)
     }
 
     /// What a plan for `toOne == owner` needs of one to-one, worked out once per store.
