@@ -74,14 +74,18 @@ extension SQLiteStore {
         case .objectIDs:
             guard let reader = rowReaders[request.entity.rootName] else { return StoreFetchResult(applied: query.applied) }
             var ids: [ObjectID] = []
+            ids.reserveCapacity(statement.lastRowCount)
             while try statement.step() {
                 if let id = reader.objectID(statement, pkColumn: 0, entityColumn: 1) { ids.append(id) }
             }
+            statement.lastRowCount = ids.count
             return StoreFetchResult(objectIDs: ids, applied: query.applied)
         case .rows:
             guard let reader = rowReaders[request.entity.rootName] else { return StoreFetchResult(snapshots: [], applied: query.applied) }
             var rows: [RowSnapshot] = []
+            rows.reserveCapacity(statement.lastRowCount)
             try reader.appendAll(statement, to: &rows)
+            statement.lastRowCount = rows.count
             return StoreFetchResult(snapshots: rows, applied: query.applied)
         }
     }
