@@ -13,12 +13,12 @@
 /// string attribute) is a programming error reported the same way at first access.
 @propertyWrapper
 public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrapper {
-    var explicitName: String?
+    var nameToken: UInt32
 
     /// An attribute named like the property.
-    public init() { self.explicitName = nil }
+    public init() { self.nameToken = 0 }
     /// An attribute with an explicit model name.
-    public init(_ name: String) { self.explicitName = name }
+    public init(_ name: String) { self.nameToken = PropertyWrapperNames.token(for: name) }
 
     /// Unavailable: the value lives in the enclosing object.
     @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")

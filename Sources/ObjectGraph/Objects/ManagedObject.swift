@@ -82,17 +82,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) private var cleanVersion: Int64 = -1
     @exclusivity(unchecked) var changedAttributeSlots = SlotSet()
     @exclusivity(unchecked) var changedToOneSlots = SlotSet()
-    @exclusivity(unchecked) var isFaultStorage: Bool
-    @exclusivity(unchecked) var isInsertedStorage = false
-    @exclusivity(unchecked) var isDeletedStorage = false
-    @exclusivity(unchecked) var isUpdatedStorage = false
-    /// Set when the record turned out not to exist (deleted elsewhere).
-    @exclusivity(unchecked) var isInaccessibleStorage = false
     /// The object's position in its context's ``InsertedObjects``, -1 for none (a hint checked
     /// against the list, so a stale value after a reset or save is harmless).
     @exclusivity(unchecked) var insertedPosition: Int32 = -1
     /// What its context's ``ChangeLog`` holds of the object (see ``ChangeLog/Mark``).
     @exclusivity(unchecked) var changeLogMarks: UInt8 = 0
+    /// The five state flags below, one bit each: as five `Bool`s they made every object a
+    /// word larger (the fields after them start on a word).
+    @exclusivity(unchecked) private var state: StateBits = .fault
+    private struct StateBits: OptionSet {
+        let rawValue: UInt8
+        static let fault = StateBits(rawValue: 1)
+        static let inserted = StateBits(rawValue: 2)
+        static let deleted = StateBits(rawValue: 4)
+        static let updated = StateBits(rawValue: 8)
+        /// The record turned out not to exist (deleted elsewhere).
+        static let inaccessible = StateBits(rawValue: 16)
+    }
+    final var isFaultStorage: Bool { get { state.contains(.fault) } set { state.update(.fault, newValue) } }
+    final var isInsertedStorage: Bool { get { state.contains(.inserted) } set { state.update(.inserted, newValue) } }
+    final var isDeletedStorage: Bool { get { state.contains(.deleted) } set { state.update(.deleted, newValue) } }
+    final var isUpdatedStorage: Bool { get { state.contains(.updated) } set { state.update(.updated, newValue) } }
+    final var isInaccessibleStorage: Bool { get { state.contains(.inaccessible) } set { state.update(.inaccessible, newValue) } }
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
@@ -102,7 +113,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.objectID = ObjectID.temporary(entity: entity)
         let toManyCount = entity.toManyRelationships.count
         self.toManyStates = toManyCount == 0 ? [] : Array(repeating: .fault, count: toManyCount)
-        self.isFaultStorage = true
         if let context {
             do { try context.insert(self) } catch {
                 // Reached only for an abstract entity or a context used off its queue: both
@@ -306,5 +316,13 @@ final class CommittedRow {
 
     init(_ row: consuming RowSnapshot) {
         self.row = row
+    }
+}
+
+extension OptionSet where Element == Self {
+    /// Inserts `member` when `on`, removes it otherwise.
+    @inline(__always)
+    fileprivate mutating func update(_ member: Self, _ on: Bool) {
+        if on { insert(member) } else { remove(member) }
     }
 }

@@ -94,12 +94,12 @@ extension OrderedSet: RelationshipValue where Element: ManagedObject {
 /// maintained). The projected value (`$messages`) edits in place.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
-    var explicitName: String?
+    var nameToken: UInt32
 
     /// A relationship named like the property.
-    public init() { self.explicitName = nil }
+    public init() { self.nameToken = 0 }
     /// A relationship with an explicit model name.
-    public init(_ name: String) { self.explicitName = name }
+    public init(_ name: String) { self.nameToken = PropertyWrapperNames.token(for: name) }
 
     /// Unavailable: the value lives in the enclosing object.
     @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
