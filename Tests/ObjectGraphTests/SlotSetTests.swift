@@ -58,4 +58,47 @@ struct SlotSetTests {
         #expect(cleared.isSubset(of: [4]), "a cleared high word holds nothing")
         #expect(!([4] as SlotSet).isSubset(of: [300]))
     }
+
+    /// An object keeps its changed slots past 63 apart from the first word (boxed, see
+    /// `ManagedObject.changedAttributeSlots`): changes there are reported, saved and rolled
+    /// back like any other, for attributes and to-ones alike.
+    @Test("an entity with more than 64 attributes and to-ones tracks changes in its high slots")
+    func objectsTrackHighSlots() throws {
+        let (container, context) = try makeContext { m in
+            m.entity("Wide") { e in
+                for index in 0..<70 { e.attribute("a\(index)", .integer64, optional: true) }
+                for index in 0..<66 { e.toOne("r\(index)", "Target") }
+            }
+            m.entity("Target") { e in e.attribute("name", .string) }
+        }
+        let wideID: ObjectID = try context.performAndWait {
+            let wide = try context.insertObject(entityName: "Wide")
+            let target = try context.insertObject(entityName: "Target")
+            try target.setValue("t", forKey: "name")
+            try context.save()
+            #expect(try wide.changedValues().isEmpty)
+            try wide.setValue(Int64(1), forKey: "a1")
+            try wide.setValue(Int64(69), forKey: "a69")
+            try wide.setValue(target, forKey: "r65")
+            #expect(Set(try wide.changedValues().keys) == ["a1", "a69", "r65"])
+            try context.save()
+            #expect(try wide.changedValues().isEmpty)
+            try wide.setValue(Int64(68), forKey: "a68")
+            try wide.setValue(nil, forKey: "r65")
+            #expect(Set(try wide.changedValues().keys) == ["a68", "r65"])
+            context.rollback()
+            #expect(try wide.changedValues().isEmpty)
+            #expect(try wide.value(forKey: "a68") == nil)
+            #expect(try wide.value(forKey: "r65") as? ManagedObject === target)
+            return wide.objectID
+        }
+        let other = container.newBackgroundContext()
+        try other.performAndWait { () throws in
+            let wide = other.object(with: wideID)
+            #expect(try wide.value(forKey: "a69") as? Int64 == 69)
+            #expect(try wide.value(forKey: "a1") as? Int64 == 1)
+            #expect(try wide.value(forKey: "a68") == nil)
+            #expect(try (wide.value(forKey: "r65") as? ManagedObject)?.value(forKey: "name") as? String == "t")
+        }
+    }
 }
