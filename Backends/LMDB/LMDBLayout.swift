@@ -23,7 +23,7 @@ struct LMDBLayout: Sendable {
     let indexedAttributes: [String: AttributeDescription]
     /// The codes a fetch of an entity reads, by the entity's identity: the entity alone, and
     /// the entity with its sub-entities (built once, not per request).
-    private let requestCodes: [ObjectIdentifier: (own: Set<UInt16>, hierarchy: Set<UInt16>)]
+    private let requestCodes: [ObjectIdentifier: (own: EntityCodes, hierarchy: EntityCodes)]
 
     init(model: ManagedObjectModel, entities: [EntityDescription], indexEverything: Bool) {
         self.model = model
@@ -48,16 +48,16 @@ struct LMDBLayout: Sendable {
         })
         let codes = self.codes
         requestCodes = Dictionary(uniqueKeysWithValues: entities.map { entity in
-            (ObjectIdentifier(entity), (own: Set([codes[entity.name]].compactMap { $0 }), hierarchy: Set(entity.hierarchyNames.compactMap { codes[$0] })))
+            (ObjectIdentifier(entity), (own: EntityCodes([codes[entity.name]].compactMap { $0 }), hierarchy: EntityCodes(entity.hierarchyNames.compactMap { codes[$0] })))
         })
     }
 
     /// The entity codes whose rows `request` reads.
-    func codes(of request: StoreFetchRequest) -> Set<UInt16> {
+    func codes(of request: StoreFetchRequest) -> EntityCodes {
         if let known = requestCodes[ObjectIdentifier(request.entity)] {
             return request.includesSubentities ? known.hierarchy : known.own
         }
-        return Set(request.entityNames.compactMap { codes[$0] })
+        return EntityCodes(request.entityNames.compactMap { codes[$0] })
     }
 
     static func key(_ attribute: AttributeDescription) -> String { "\(attribute.entityName).\(attribute.name)" }

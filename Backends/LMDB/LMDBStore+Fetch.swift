@@ -87,7 +87,7 @@ extension LMDBStore {
     /// kept, and IDs of an unfiltered fetch are read from keys without decoding rows — a
     /// million-row ID fetch holds the IDs, not the rows.
     private func scanInKeyOrder(
-        _ request: StoreFetchRequest, rowsDBI: MDB_dbi, codes: Set<UInt16>, txn: LMDBTransaction, filtered: Bool,
+        _ request: StoreFetchRequest, rowsDBI: MDB_dbi, codes: EntityCodes, txn: LMDBTransaction, filtered: Bool,
         matches: (RowSnapshot) throws -> Bool
     ) throws -> StoreFetchResult {
         let wantsRows = request.resultType == .snapshots
@@ -208,7 +208,7 @@ extension LMDBStore {
     /// only the rows that share one index key with the shared sort, and stops once offset +
     /// limit rows are certain. `nil` when the first sort key has no usable index.
     private func indexOrdered(
-        _ request: StoreFetchRequest, sort: CompiledSort, txn: LMDBTransaction, codes: Set<UInt16>, rowsDBI: MDB_dbi,
+        _ request: StoreFetchRequest, sort: CompiledSort, txn: LMDBTransaction, codes: EntityCodes, rowsDBI: MDB_dbi,
         matches: (RowSnapshot) throws -> Bool
     ) throws -> [RowSnapshot]? {
         guard let first = sort.keys.first, first.key.comparison == .natural, first.path.steps.isEmpty,

@@ -23,7 +23,7 @@ extension LMDBStore {
         guard let ownersDBI = handles.rows[owners.rootName], let keyAttribute = owners.attribute(named: steps[1]), !keyAttribute.isTransient else { return declined }
         // Every row of the table must be one the request counts.
         let requested = layout.codes(of: request)
-        guard Set(root.hierarchyNames.compactMap { layout.codes[$0] }).isSubset(of: requested) else { return declined }
+        guard EntityCodes(root.hierarchyNames.compactMap { layout.codes[$0] }).isSubset(of: requested) else { return declined }
 
         var groups: [(key: AttributeValue, count: Int, first: Int64)] = []
         var positions: [AttributeValue: Int] = [:]

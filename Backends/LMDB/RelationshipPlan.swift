@@ -14,7 +14,7 @@ struct RelationshipPlan {
     /// Whether the predicate is this comparison alone.
     let isWholePredicate: Bool
     /// Entity codes every candidate can have (the to-one's declaring hierarchy).
-    let candidateCodes: Set<UInt16>
+    let candidateCodes: EntityCodes
     /// The inverse's members database.
     let members: MDB_dbi
     /// The object compared with.
@@ -60,7 +60,7 @@ struct RelationshipPlan {
         /// The to-one's to-many inverse, whose members database lists the candidates.
         let inverse: RelationshipDescription
         /// Entity codes every candidate can have (the to-one's declaring hierarchy).
-        let candidateCodes: Set<UInt16>
+        let candidateCodes: EntityCodes
         /// IDs of this store that can own members: the inverse's declaring hierarchy.
         let ownerNamespaces: Set<ObjectID.Namespace>
         /// The inverse's members database.
@@ -83,7 +83,7 @@ struct RelationshipPlan {
                       let members = handles.members(of: inverse),
                       let declaring = model.entity(named: relationship.entityName),
                       let owners = model.entity(named: inverse.entityName) else { continue }
-                let codes = Set(declaring.hierarchyNames.compactMap { layout.codes[$0] })
+                let codes = EntityCodes(declaring.hierarchyNames.compactMap { layout.codes[$0] })
                 let namespaces = Set(owners.hierarchyNames.compactMap { name in layout.codes[name].map { codec.namespaces[Int($0)] } })
                 let alone = model.entity(named: owners.rootName)?.hierarchyNames.count == 1
                 result[ObjectIdentifier(relationship)] = InverseIndex(
@@ -114,7 +114,7 @@ struct RelationshipPlan {
     /// made without checking its owner may be used here: when members prove their owner
     /// (``membersProveOwner``), only a count of none looks the owner up — one B-tree lookup
     /// fewer per count (perf).
-    func count(store: LMDBStore, codes: Set<UInt16>, in txn: LMDBTransaction) throws -> Int? {
+    func count(store: LMDBStore, codes: EntityCodes, in txn: LMDBTransaction) throws -> Int? {
         guard isWholePredicate else { return nil }
         var count = 0
         if candidateCodes.isSubset(of: codes), !LMDBLayout.keepsList(inverse) {
