@@ -263,7 +263,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard !registry.dropped.isEmpty else { return }
         var taken = registry.takeDropped()
         // Released here, outside every access to the registry; the buffer is kept for reuse.
-        taken.removeAll(keepingCapacity: true)
+        // One by one: `removeAll(keepingCapacity:)` went through the generic range
+        // replacement and destroyed each object through its type's value witness, about 230
+        // instructions around each release (callgrind, a loop faulting one object at a time).
+        while taken.popLast() != nil {}
         registry.recycle(taken)
     }
 
