@@ -31,40 +31,12 @@ enum PropertyWrapperNames {
     /// faults included, so the names already seen are found without a lock: the interned
     /// table's lock and hashing were a cost per named property of every object.
     static func token(for name: String) -> UInt32 {
-        if let raw = UnsafeRawPointer(bitPattern: seenNames.load(ordering: .acquiring)) {
-            let found = Unmanaged<SeenNames>.fromOpaque(raw)._withUnsafeGuaranteedRef { seen -> UInt32? in
-                for index in seen.names.indices where seen.names[index] == name { return seen.tokens[index] }
-                return nil
-            }
-            if let found { return found }
-        }
-        let token = InternedNames.shared.token(for: name)
-        publishedNames.withLock { tables in
-            let last = tables.last
-            guard last?.names.contains(name) != true else { return }
-            let table = SeenNames(names: (last?.names ?? []) + [name], tokens: (last?.tokens ?? []) + [token])
-            tables.append(table)
-            seenNames.store(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()), ordering: .releasing)
-        }
-        return token
+        if let found = explicitNames.withValue(for: name, { $0 }) { return found }
+        return explicitNames.add(name, InternedNames.shared.token(for: name))
     }
 
-    /// Explicit names and their tokens; immutable once published (see ``WrapperResolutionCache``
-    /// for the scheme: every table stays alive, since a reader may still scan an old one).
-    private final class SeenNames: Sendable {
-        let names: [String]
-        let tokens: [UInt32]
-
-        init(names: [String], tokens: [UInt32]) {
-            self.names = names
-            self.tokens = tokens
-        }
-    }
-
-    /// The newest ``SeenNames``' address (0 before the first).
-    private static let seenNames = Atomic<UInt>(0)
-    /// Every ``SeenNames`` published, newest last; also the writers' lock.
-    private static let publishedNames = Guarded<[SeenNames]>([])
+    /// Explicit names seen so far, and their tokens.
+    private static let explicitNames = PublishedTable<String, UInt32>()
 
     static func name<Object: ManagedObject, Wrapper: ManagedPropertyWrapper>(
         of storage: ReferenceWritableKeyPath<Object, Wrapper>, in object: Object
@@ -97,34 +69,16 @@ enum PropertyWrapperNames {
 /// search (fetching 100k objects otherwise resolves every property 100k times).
 ///
 /// Key paths written in source are instantiated once and cached by the runtime, so their
-/// identity is stable; each table keeps its key paths alive so an identity is never reused
-/// while it is cached. **Threading contract:** safe from any thread. Readers take no lock:
-/// they load the current table (immutable once published) through an atomic pointer and
-/// scan its few entries; writers, under a lock, publish a new table with one more entry and
-/// keep every table they published alive, since a reader may still be scanning an old one.
-/// An entity has a handful of wrapped properties, so the tables stay tiny.
+/// identity is stable; the table keeps its key paths alive so an identity is never reused
+/// while it is cached. **Threading contract:** safe from any thread (see ``PublishedTable``);
+/// an entity has a handful of wrapped properties, so the table stays tiny.
 final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
-    private final class Table: @unchecked Sendable {
-        let keys: [ObjectIdentifier]
-        let properties: [Property]
-        let paths: [AnyKeyPath]
-
-        init(keys: [ObjectIdentifier], properties: [Property], paths: [AnyKeyPath]) {
-            self.keys = keys
-            self.properties = properties
-            self.paths = paths
-        }
-    }
-
-    /// The newest table's address (0 before the first), as an integer: pointers are not `Sendable`.
-    private let current = Atomic<UInt>(0)
-    /// Every table ever published, newest last; also the writers' lock.
-    private let published = Guarded<[Table]>([])
+    private let table = PublishedTable<ObjectIdentifier, Property>()
 
     /// The cached property for `path`, or `resolve()`'s answer, cached.
     func property(for path: AnyKeyPath, resolve: () -> Property) -> Property {
-        if let found = cached(path, { $0 }) { return found }
-        return add(path, resolve())
+        if let found = table.withValue(for: ObjectIdentifier(path), { $0 }) { return found }
+        return table.add(ObjectIdentifier(path), resolve(), keeping: path)
     }
 
     /// `answer` applied to the cached property for `path` (to `resolve()`'s answer, cached, on
@@ -132,31 +86,7 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
     /// reference to it.
     @inline(__always)
     func withProperty<Answer>(for path: AnyKeyPath, resolve: () -> Property, _ answer: (Property) -> Answer) -> Answer {
-        if let found = cached(path, answer) { return found }
-        return answer(add(path, resolve()))
-    }
-
-    @inline(__always)
-    private func cached<Answer>(_ path: AnyKeyPath, _ answer: (Property) -> Answer) -> Answer? {
-        let key = ObjectIdentifier(path)
-        guard let raw = UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring)) else { return nil }
-        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table -> Answer? in
-            for index in table.keys.indices where table.keys[index] == key { return answer(table.properties[index]) }
-            return nil
-        }
-    }
-
-    private func add(_ path: AnyKeyPath, _ property: Property) -> Property {
-        let key = ObjectIdentifier(path)
-        published.withLock { tables in
-            let last = tables.last
-            if let last, last.keys.contains(key) { return }
-            let table = Table(
-                keys: (last?.keys ?? []) + [key], properties: (last?.properties ?? []) + [property],
-                paths: (last?.paths ?? []) + [path])
-            tables.append(table)
-            current.store(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()), ordering: .releasing)
-        }
-        return property
+        if let found = table.withValue(for: ObjectIdentifier(path), answer) { return found }
+        return answer(table.add(ObjectIdentifier(path), resolve(), keeping: path))
     }
 }
