@@ -25,7 +25,10 @@ extension ManagedObjectContext {
         // the registry would keep every dead entry (and resize for them).
         if registry.count + count > sweepThreshold { sweepReleasedObjects() }
         let threshold = sweepThreshold
-        registry.reserveCapacity(registry.count + count)
+        // Into an empty registry, no fetched object can be registered already: the objects
+        // are registered without looking their IDs up (see ObjectRegistry.appendUnindexed).
+        let unregistered = registry.isEmpty
+        if unregistered { registry.reserveUnindexed(count) } else { registry.reserveCapacity(registry.count + count) }
         var faults: [ManagedObject] = []
         do {
             sweepThreshold = .max
@@ -38,7 +41,7 @@ extension ManagedObjectContext {
                 // to the generic result array inside a closure looked up its metadata per row.)
                 for position in rows.indices {
                     let id = rows[position].objectID
-                    let object = registeredOrFault(id)
+                    let object = unregistered ? unindexedFault(id) : registeredOrFault(id)
                     if object.isFaultStorage {
                         var snapshot = RowSnapshot(objectID: id, version: 0, attributes: [], toOne: [])
                         swap(&snapshot, &rows[position])
@@ -51,7 +54,7 @@ extension ManagedObjectContext {
                 }
             } else {
                 for id in ids {
-                    let object = registeredOrFault(id)
+                    let object = unregistered ? unindexedFault(id) : registeredOrFault(id)
                     if object.isFaultStorage && !request.returnsObjectsAsFaults { faults.append(object) }
                     guard let typed = object as? T else { throw Self.wrongClass(object, T.self, entity) }
                     objects.append(typed)

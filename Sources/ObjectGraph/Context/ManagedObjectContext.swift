@@ -200,18 +200,42 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     func registeredOrFault(_ id: ObjectID) -> ManagedObject {
-        registeredLive(id) ?? newFault(id)
+        lookUpOrFault(id).object
     }
 
-    /// A new fault for `id`, registered; the caller has found none registered.
-    private func newFault(_ id: ObjectID) -> ManagedObject {
+    /// The registered object for `id` (`isNew` false), or a new fault registered for it: one
+    /// probe of the registry's ID map for either (see ``ObjectRegistry/lookUpOrReserve(_:)``).
+    func lookUpOrFault(_ id: ObjectID) -> (object: ManagedObject, isNew: Bool) {
+        switch registry.lookUpOrReserve(id) {
+        case .live(let object):
+            releaseDroppedObjects()
+            return (object, false)
+        case .reserved(let position):
+            let object = makeFault(id)
+            registry.fill(position, with: object)
+            registered(object)
+            return (object, true)
+        }
+    }
+
+    /// A new fault for `id`, registered without entering its ID in the registry's map (see
+    /// ``ObjectRegistry/appendUnindexed(_:)``): for a fetch into an empty registry, whose
+    /// answer lists each object once.
+    func unindexedFault(_ id: ObjectID) -> ManagedObject {
+        let object = makeFault(id)
+        registry.appendUnindexed(object)
+        registered(object)
+        return object
+    }
+
+    /// A new fault for `id`, not registered.
+    private func makeFault(_ id: ObjectID) -> ManagedObject {
         guard let entity = model.entity(for: id) else {
             ManagedObject.trap("object ID \(id) names entity \(id.entityName), which the model does not have")
         }
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
         object.objectID = id
         object.contextStorage = self
-        register(object)
         return object
     }
 
@@ -230,11 +254,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
             #endif
             return cached
         }
-        let object: ManagedObject
-        if let existing = registeredLive(id) {
-            object = existing
-        } else {
-            object = newFault(id)
+        let (object, isNew) = lookUpOrFault(id)
+        if isNew {
             if recentlyReached.count < Self.recentlyReachedCapacity {
                 recentlyReached.append(object)
             } else {
@@ -277,6 +298,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// ``ObjectRegistry/insertPending(_:)``).
     func register(_ object: ManagedObject, isNew: Bool = false) {
         if isNew { registry.insertPending(object) } else { registry.insert(object) }
+        registered(object)
+    }
+
+    /// What follows every registration: retaining (``retainsRegisteredObjects``), sweeping
+    /// when due, releasing what the registry dropped.
+    private func registered(_ object: ManagedObject) {
         if retainsRegisteredObjects { retained[object.objectID] = object }
         if registry.count > sweepThreshold { sweepReleasedObjects() }
         releaseDroppedObjects()

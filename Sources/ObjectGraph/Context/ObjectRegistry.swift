@@ -26,6 +26,11 @@ struct ObjectRegistry {
     /// (``insertPending(_:)``): their temporary IDs are entered at the first lookup or change
     /// that needs them, and a save that makes them permanent enters only the new IDs.
     private var pending: [Int] = []
+    /// Positions of objects a fetch into an empty registry registered without entering their
+    /// IDs (``appendUnindexed(_:)``), entered all at once by the first operation that needs
+    /// the ID map. A context that fetches, reads and is dropped (a server's request) then
+    /// never hashes an ID: entering each was a twelfth of fetching 100,000 objects on LMDB.
+    private var unindexed: [Int] = []
     /// Positions in `objects` that hold `nil`, reused before the array grows.
     private var vacant: [Int] = []
     /// Objects dropped and not yet released (see the type's summary).
@@ -39,7 +44,14 @@ struct ObjectRegistry {
     private(set) var generation = 0
 
     /// The number of entries, released objects not yet swept included.
-    var count: Int { positions.count + pending.count }
+    var count: Int { positions.count + pending.count + unindexed.count }
+
+    /// How many objects are registered without their IDs entered yet (see ``unindexed``).
+    var unindexedCount: Int { unindexed.count }
+
+    /// Whether nothing is registered, so that a fetch's objects cannot be registered already
+    /// and may be registered with ``appendUnindexed(_:)``.
+    var isEmpty: Bool { count == 0 }
 
     /// Makes room for `capacity` entries in all.
     mutating func reserveCapacity(_ capacity: Int) {
@@ -47,9 +59,17 @@ struct ObjectRegistry {
         objects.reserveCapacity(capacity)
     }
 
+    /// Makes room for `count` more objects registered by ``appendUnindexed(_:)`` (their map
+    /// entries get room when they are entered).
+    mutating func reserveUnindexed(_ count: Int) {
+        objects.reserveCapacity(objects.count + count)
+        unindexed.reserveCapacity(unindexed.count + count)
+    }
+
     /// The object registered for `id`, unless the app released it: then its entry is dropped
     /// (the object moves to ``dropped``) and the answer is `nil`.
     mutating func live(_ id: ObjectID) -> ManagedObject? {
+        enterUnindexed()
         guard let index = positions.index(forKey: id) else {
             guard !pending.isEmpty && id.isTemporary else { return nil }
             enterPending()
@@ -64,20 +84,73 @@ struct ObjectRegistry {
         return objects[position]
     }
 
-    /// Registers `object` under its ID, replacing whatever was registered under it.
+    /// What ``lookUpOrReserve(_:)`` found.
+    enum Lookup {
+        /// The object registered for the ID, which the app still holds.
+        case live(ManagedObject)
+        /// No such object: the ID's entry now leads to this position, which the caller fills
+        /// with a new object (``fill(_:with:)``) before any other use of the registry.
+        case reserved(Int)
+    }
+
+    /// The object registered for `id`, or, when there is none the app still holds, a position
+    /// entered for `id` for the caller's new object: one probe of the ID map either way, where
+    /// looking up and then registering a new fault probed twice (every fetched row, every
+    /// object reached for the first time).
     ///
-    /// The previous registration is checked first: when the app has already let it go (a loop
-    /// that faults one object at a time), it is dropped now, while its memory is still in
+    /// The object is made by the caller, outside this method: a subclass's initializer may
+    /// use the context, which must not happen in the middle of a registry access.
+    mutating func lookUpOrReserve(_ id: ObjectID) -> Lookup {
+        enterUnindexed()
+        if !pending.isEmpty && id.isTemporary { enterPending() }
+        dropLastIfReleased()
+        let free = vacant.last ?? objects.count
+        var found = -1
+        Self.modify(&positions[id, default: -1]) { position in
+            if position < 0 { position = free } else { found = position }
+        }
+        if found < 0 {
+            if free == objects.count { objects.append(nil) } else { vacant.removeLast() }
+            return .reserved(free)
+        }
+        // (Checked before taking a reference, which would make it look held.)
+        if objects[found] != nil && !isReleased(at: found) { return .live(objects[found].unsafelyUnwrapped) }
+        // Released by the app: its entry is reused for the new object.
+        if let released = objects[found].take() { dropped.append(released) }
+        generation &+= 1
+        return .reserved(found)
+    }
+
+    /// Puts `object` at a position ``lookUpOrReserve(_:)`` reserved for its ID.
+    mutating func fill(_ position: Int, with object: ManagedObject) {
+        objects[position] = object
+    }
+
+    /// `body` on `value` in place: with a dictionary's defaulted subscript, one probe finds or
+    /// makes the entry and `body` reads and writes it.
+    @inline(__always)
+    private static func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
+
+    /// Drops the most recently registered object when the app has let it go: a loop that
+    /// faults one object at a time then reuses its slot at once, while its memory is still in
     /// cache, instead of at the next sweep.
-    mutating func insert(_ object: ManagedObject) {
-        // (The ID may be a pending one's: entered first, it is replaced as any other.)
-        if !pending.isEmpty && object.objectID.isTemporary { enterPending() }
+    private mutating func dropLastIfReleased() {
+        // (Found through its own entry: an object re-keyed elsewhere is left to the sweep.)
         if let last = objects.indices.last, objects[last] != nil, isReleased(at: last),
            let index = positions.index(forKey: objects[last].unsafelyUnwrapped.objectID), positions.values[index] == last {
-            // (Found through its own entry: an object re-keyed elsewhere is left to the sweep.)
             positions.remove(at: index)
             vacate(last)
         }
+    }
+
+    /// Registers `object` under its ID, replacing whatever was registered under it (the
+    /// last registered object is dropped first if the app let it go, see
+    /// ``dropLastIfReleased()``).
+    mutating func insert(_ object: ManagedObject) {
+        enterUnindexed()
+        // (The ID may be a pending one's: entered first, it is replaced as any other.)
+        if !pending.isEmpty && object.objectID.isTemporary { enterPending() }
+        dropLastIfReleased()
         // One probe for the common case, a new entry: the entry is written at once, and put
         // back in the rare case that the ID was registered already (a lookup first was a
         // second probe for every fetched or inserted object).
@@ -106,6 +179,34 @@ struct ObjectRegistry {
         objects.append(object)
     }
 
+    /// Registers an object a fetch into an empty registry made, without entering its ID yet
+    /// (see ``unindexed``). The caller guarantees that no two such objects share an ID: a
+    /// store's answer lists each object once.
+    mutating func appendUnindexed(_ object: ManagedObject) {
+        unindexed.append(objects.count)
+        objects.append(object)
+    }
+
+    /// Enters the IDs of the objects registered by ``appendUnindexed(_:)``, if any.
+    @inline(__always)
+    private mutating func enterUnindexed() {
+        if !unindexed.isEmpty { enterAllUnindexed() }
+    }
+
+    private mutating func enterAllUnindexed() {
+        let entering = unindexed
+        unindexed = []
+        positions.reserveCapacity(positions.count + entering.count)
+        for position in entering {
+            guard let object = objects[position] else { continue }
+            if let first = positions.updateValue(position, forKey: object.objectID), first != position {
+                // A store answered one object twice: the first stays the registered one.
+                assertionFailure("a fetch answer listed \(object.objectID) twice")
+                positions[object.objectID] = first
+            }
+        }
+    }
+
     /// Enters the pending objects' IDs in the map.
     private mutating func enterPending() {
         let entering = pending
@@ -119,6 +220,7 @@ struct ObjectRegistry {
     /// Moves the entry of `old` to `new` (an object's ID became permanent); registers `object`
     /// under `new` when `old` had no entry.
     mutating func rekey(_ old: ObjectID, to new: ObjectID, object: ManagedObject) {
+        enterUnindexed()
         if !pending.isEmpty && old.isTemporary { enterPending() }
         guard let position = positions.removeValue(forKey: old) else {
             insert(object)
@@ -133,6 +235,7 @@ struct ObjectRegistry {
     /// rebuilt in one pass instead: removing 100,000 entries from a hash table and inserting
     /// them again under new keys cost twice the probes and moved entries at every removal.
     mutating func rekey(_ objects: [ManagedObject], oldIDs: [ObjectID], map: TemporaryIDMap) {
+        enterUnindexed()
         guard objects.count * 2 >= positions.count else {
             for (object, old) in zip(objects, oldIDs) { rekey(old, to: object.objectID, object: object) }
             return
@@ -171,6 +274,7 @@ struct ObjectRegistry {
 
     /// Forgets `id`'s entry.
     mutating func remove(_ id: ObjectID) {
+        enterUnindexed()
         if !pending.isEmpty && id.isTemporary { enterPending() }
         guard let position = positions.removeValue(forKey: id) else { return }
         vacate(position)
@@ -180,6 +284,7 @@ struct ObjectRegistry {
     /// (a cascade), the ID map is rebuilt from the rest instead: removing 10,000 entries one by
     /// one shifted the table at every removal (a sixth of committing a cascade, perf).
     mutating func remove(_ ids: some Collection<ObjectID>) {
+        enterUnindexed()
         if !pending.isEmpty { enterPending() }
         guard ids.count * 2 >= positions.count else {
             for id in ids { remove(id) }
@@ -220,6 +325,7 @@ struct ObjectRegistry {
     /// thousands of entries one by one shifted the table at every deletion (a tenth of fetching
     /// each of 1,000 chats' messages, measured).
     mutating func sweep() {
+        enterUnindexed()
         var released: [Int] = []
         for position in objects.indices where objects[position] != nil && isReleased(at: position) {
             released.append(position)
@@ -253,6 +359,7 @@ struct ObjectRegistry {
             objects = []
             positions = [:]
             pending = []
+            unindexed = []
             vacant = []
             dropped = []
             generation &+= 1
@@ -306,6 +413,7 @@ struct ObjectRegistry {
         }
         // (A pending position always holds its object: inserted objects are never released.)
         pending = pending.map { moved[$0] }.filter { $0 >= 0 }
+        unindexed = unindexed.map { moved[$0] }.filter { $0 >= 0 }
         objects = kept
         vacant = []
     }

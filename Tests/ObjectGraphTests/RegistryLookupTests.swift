@@ -1,0 +1,159 @@
+import Foundation
+@testable import ObjectGraph
+import ObjectGraphInMemory
+import Testing
+
+/// The registry's one-probe lookup (``ObjectRegistry/lookUpOrReserve(_:)``) and the objects a
+/// fetch into an empty registry registers without entering their IDs
+/// (``ObjectRegistry/appendUnindexed(_:)``): uniquing must hold across both, whichever
+/// operation first needs the ID map.
+@Suite("Registry lookups")
+struct RegistryLookupTests {
+    @Test("lookUpOrReserve answers a held object, reserves for a new ID, and reuses the entry of a released one")
+    func lookUpOrReserve() throws {
+        var objects = try RegistryTests.looseObjects(3)
+        var registry = ObjectRegistry()
+        registry.insert(objects[0])
+        registry.insert(objects[2])
+        if case .live(let found) = registry.lookUpOrReserve(objects[2].objectID) {
+            #expect(found === objects[2])
+        } else {
+            Issue.record("a held object was not found")
+        }
+        #expect(registry.count == 2)
+        // A new ID: a position is entered for it and filled by the caller.
+        guard case .reserved(let position) = registry.lookUpOrReserve(objects[1].objectID) else {
+            Issue.record("a new ID found an object")
+            return
+        }
+        registry.fill(position, with: objects[1])
+        #expect(registry.count == 3)
+        #expect(registry.live(objects[1].objectID) === objects[1])
+        // Released by the app: the lookup drops it and hands its entry over.
+        let id = objects[0].objectID
+        weak let released = objects[0]
+        objects.removeFirst()
+        guard case .reserved(let reused) = registry.lookUpOrReserve(id) else {
+            Issue.record("a released object came back")
+            return
+        }
+        #expect(registry.dropped.count == 1)
+        _ = registry.takeDropped()
+        #expect(released == nil, "the released object is gone")
+        let replacement = ManagedObject(entity: objects[0].entity, insertInto: nil)
+        replacement.objectID = id
+        registry.fill(reused, with: replacement)
+        #expect(registry.live(id) === replacement)
+        #expect(registry.count == 3)
+        #expect(registry.liveObjects().count == 3)
+    }
+
+    @Test("objects registered unindexed are found under their IDs by every operation that needs the map")
+    func unindexedObjectsAreEnteredOnDemand() throws {
+        var objects = try RegistryTests.looseObjects(500)
+        var registry = ObjectRegistry()
+        #expect(registry.isEmpty)
+        registry.reserveUnindexed(objects.count)
+        for object in objects { registry.appendUnindexed(object) }
+        #expect(registry.count == 500 && !registry.isEmpty)
+        #expect(registry.unindexedCount == 500, "no ID entered yet")
+        // The first lookup enters them all.
+        #expect(registry.live(objects[7].objectID) === objects[7])
+        #expect(registry.unindexedCount == 0)
+        #expect(objects.allSatisfy { registry.live($0.objectID) === $0 })
+
+        // Each entering operation on a fresh batch: a lookup-or-reserve, an insert replacing one,
+        // a removal, a sweep.
+        func batch() throws -> (ObjectRegistry, [ManagedObject]) {
+            let objects = try RegistryTests.looseObjects(100)
+            var registry = ObjectRegistry()
+            for object in objects { registry.appendUnindexed(object) }
+            return (registry, objects)
+        }
+        do {
+            var (registry, batch) = try batch()
+            guard case .live(let found) = registry.lookUpOrReserve(batch[42].objectID) else {
+                Issue.record("an unindexed object was not found")
+                return
+            }
+            #expect(found === batch[42])
+            #expect(registry.count == 100)
+        }
+        do {
+            var (registry, batch) = try batch()
+            let replacement = ManagedObject(entity: batch[0].entity, insertInto: nil)
+            replacement.objectID = batch[3].objectID
+            registry.insert(replacement)
+            #expect(registry.live(batch[3].objectID) === replacement)
+            #expect(registry.count == 100, "replaced, not added")
+        }
+        do {
+            var (registry, batch) = try batch()
+            registry.remove(batch[9].objectID)
+            #expect(registry.live(batch[9].objectID) == nil)
+            #expect(registry.count == 99)
+        }
+        do {
+            var (registry, batch) = try batch()
+            let kept = stride(from: 0, to: 100, by: 2).map { batch[$0] }
+            batch = []
+            registry.sweep()
+            _ = registry.takeDropped()
+            #expect(registry.count == 50)
+            #expect(kept.allSatisfy { registry.live($0.objectID) === $0 })
+        }
+        objects = []
+        _ = registry.removeAll()
+        #expect(registry.isEmpty && registry.unindexedCount == 0)
+    }
+
+    @Test("a fetch into an empty context registers without entering IDs; the same objects come back from every later lookup and fetch")
+    func fetchIntoAnEmptyContextUniques() throws {
+        let (container, ids) = try RegistryTests.notes(300)
+        for asFaults in [false, true] {
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "Note")
+                request.returnsObjectsAsFaults = asFaults
+                request.sortKeys = [SortKey("n")]
+                let fetched = try context.fetch(request)
+                #expect(fetched.count == 300)
+                #expect(context.registry.unindexedCount == 300, "registered without hashing (asFaults \(asFaults))")
+                #expect(fetched.map(\.objectID) == ids, "in key order")
+                // Every path that needs the map finds the fetched objects.
+                #expect(context.object(with: ids[17]) === fetched[17])
+                #expect(context.registry.unindexedCount == 0)
+                #expect(context.registeredObject(for: ids[250]) === fetched[250])
+                #expect(try context.existingObject(with: ids[0]) === fetched[0])
+                let again = try context.fetch(request)
+                #expect(zip(again, fetched).allSatisfy { $0 === $1 }, "a second fetch returns the same objects")
+                #expect(context.registeredObjects.count == 300)
+                #expect(try fetched[5].value(forKey: "n") as? Int64 == 5)
+            }
+        }
+    }
+
+    @Test("objects of a fetch into an empty context are deleted, saved and let go like any others")
+    func unindexedObjectsThroughDeleteAndSave() throws {
+        let (container, ids) = try RegistryTests.notes(50)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Note")
+            request.sortKeys = [SortKey("n")]
+            var fetched = try context.fetch(request)
+            #expect(context.registry.unindexedCount == 50)
+            context.delete(fetched[3])
+            try fetched[4].setValue(Int64(400), forKey: "n")
+            try context.save()
+            #expect(context.registeredObject(for: ids[3]) == nil, "the deleted object left the registry")
+            #expect(context.registeredObject(for: ids[4]) === fetched[4])
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Note")) == 49)
+            // Let go of all of them: a sweep drops every entry.
+            let kept = fetched[10]
+            fetched = []
+            context.sweepReleasedObjects()
+            #expect(context.registry.count == 1)
+            #expect(context.object(with: ids[10]) === kept)
+        }
+    }
+}
