@@ -156,4 +156,29 @@ struct RegistryLookupTests {
             #expect(context.object(with: ids[10]) === kept)
         }
     }
+    @Test("a loop of fetches whose objects the app lets go registers each into an emptied registry; a kept object is still the one fetched again")
+    func fetchLoopsStartOver() throws {
+        let (container, ids) = try RegistryTests.notes(1_000)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            func fetch(_ start: Int) throws -> [ManagedObject] {
+                var request = FetchRequest<ManagedObject>(entityName: "Note", predicate: .key("n") >= start && .key("n") < start + 100)
+                request.returnsObjectsAsFaults = false
+                request.sortKeys = [SortKey("n")]
+                return try context.fetch(request)
+            }
+            for start in stride(from: 0, to: 1_000, by: 100) {
+                let fetched = try fetch(start)
+                #expect(fetched.count == 100)
+                #expect(context.registry.unindexedCount == 100, "fetch at \(start) registered into an emptied registry")
+                #expect(context.object(with: ids[start + 50]) === fetched[50])
+            }
+            // One object kept: the next fetch looks every ID up, and finds that one.
+            let kept = try fetch(0)[10]
+            let again = try fetch(0)
+            #expect(context.registry.unindexedCount == 0, "not empty: every ID was looked up")
+            #expect(again[10] === kept)
+            #expect(again.count == 100 && Set(again.map(ObjectIdentifier.init)).count == 100)
+        }
+    }
 }

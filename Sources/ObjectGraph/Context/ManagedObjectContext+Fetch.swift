@@ -23,7 +23,10 @@ extension ManagedObjectContext {
         // runs while they are registered (it would only walk them again and again); the
         // threshold is put back afterwards, or a run of fetches would raise it for ever and
         // the registry would keep every dead entry (and resize for them).
-        if registry.count + count > sweepThreshold { sweepReleasedObjects() }
+        // A registry no larger than the answer is swept too (a walk no longer than the fetch):
+        // when the app let go of everything (a loop fetching one chat's messages after
+        // another), the fetch then registers into an empty registry (below).
+        if registry.count + count > sweepThreshold || (!registry.isEmpty && registry.count <= count) { sweepReleasedObjects() }
         let threshold = sweepThreshold
         // Into an empty registry, no fetched object can be registered already: the objects
         // are registered without looking their IDs up (see ObjectRegistry.appendUnindexed).

@@ -62,6 +62,16 @@ struct ObjectRegistry {
     /// Makes room for `count` more objects registered by ``appendUnindexed(_:)`` (their map
     /// entries get room when they are entered).
     mutating func reserveUnindexed(_ count: Int) {
+        if isEmpty && !objects.isEmpty {
+            // Only vacant slots are left (an object without an entry, which only a store
+            // answering one object twice leaves, is dropped): the storage starts over, so a
+            // loop of fetches into an emptied registry does not grow it.
+            for position in objects.indices {
+                if let object = objects[position].take() { dropped.append(object) }
+            }
+            objects.removeAll(keepingCapacity: true)
+            vacant.removeAll(keepingCapacity: true)
+        }
         objects.reserveCapacity(objects.count + count)
         unindexed.reserveCapacity(unindexed.count + count)
     }
