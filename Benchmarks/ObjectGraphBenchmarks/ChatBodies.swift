@@ -4,17 +4,17 @@ import ObjectGraph
 /// The ObjectGraph side of each chat workload, independent of the store: the SQLite and the
 /// LMDB tables run exactly the same code above the store protocol.
 enum ChatBodies {
-    static func insert(_ context: ManagedObjectContext, sizes: Sizes) throws -> Tally {
+    static func insert(_ context: ManagedObjectContext, input: ChatInput) throws -> Tally {
         try context.performAndWait {
             var tally = Tally()
-            for c in 1...sizes.chats {
+            for c in 1...input.sizes.chats {
                 let chat = Chat(context: context)
-                chat.title = BenchmarkData.chatTitle(c)
-                for index in 0..<sizes.messagesPerChat {
+                chat.title = input.title(c)
+                for index in 0..<input.sizes.messagesPerChat {
                     let message = Message(context: context)
-                    let text = BenchmarkData.messageText(chat: c, index: index)
+                    let text = input.text(chat: c, index: index)
                     message.text = text
-                    message.sentAt = Date(timeIntervalSinceReferenceDate: BenchmarkData.sentAt(chat: c, index: index, perChat: sizes.messagesPerChat))
+                    message.sentAt = Date(timeIntervalSinceReferenceDate: input.sentAt(chat: c, index: index))
                     message.chat = chat
                     tally.add(UInt64(text.utf8.count))
                 }

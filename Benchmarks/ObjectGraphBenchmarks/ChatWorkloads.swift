@@ -82,13 +82,14 @@ enum ChatWorkloads {
         summary: "insert C chats × M messages (message.chat = chat) and save once"
     ) { fixtures in
         let sizes = fixtures.sizes
+        let input = ChatInput(sizes)
         return Sides(
             objectGraph: {
                 let url = try fixtures.copy(try fixtures.emptyStore(), as: "insert-og")
                 let container = try fixtures.openContainer(url)
                 let context = container.newBackgroundContext()
                 return Run(
-                    body: { try ChatBodies.insert(context, sizes: sizes) },
+                    body: { try ChatBodies.insert(context, input: input) },
                     after: { container.close(); return try storedState(url) },
                     cleanup: { container.close(); fixtures.remove(url) }, context: context)
             },
@@ -106,14 +107,14 @@ enum ChatWorkloads {
                         var pk: Int64 = 0
                         for c in 1...sizes.chats {
                             chat.bind(Int64(c), at: 1)
-                            chat.bind(BenchmarkData.chatTitle(c), at: 2)
+                            chat.bind(input.title(c), at: 2)
                             try chat.run()
                             for index in 0..<sizes.messagesPerChat {
                                 pk += 1
-                                let text = BenchmarkData.messageText(chat: c, index: index)
+                                let text = input.text(chat: c, index: index)
                                 message.bind(pk, at: 1)
                                 message.bind(text, at: 2)
-                                message.bind(BenchmarkData.sentAt(chat: c, index: index, perChat: sizes.messagesPerChat), at: 3)
+                                message.bind(input.sentAt(chat: c, index: index), at: 3)
                                 message.bind(Int64(c), at: 4)
                                 try message.run()
                                 tally.add(UInt64(text.utf8.count))

@@ -91,7 +91,7 @@ final class Fixtures {
         do {
             let db = try RawDB(path: url.path)
             try db.exec("BEGIN IMMEDIATE;")
-            try RawWriter.insertChats(db, sizes: sizes)
+            try RawWriter.insertChats(db, input: ChatInput(sizes))
             try db.exec("COMMIT;")
             try db.exec("PRAGMA wal_checkpoint(TRUNCATE);")
         }
@@ -145,20 +145,21 @@ final class Fixtures {
 /// Raw inserts shared by the template and the raw side of the insert workload.
 enum RawWriter {
     /// Inserts every chat and message with prepared statements (no transaction handling).
-    static func insertChats(_ db: RawDB, sizes: Sizes) throws {
+    static func insertChats(_ db: RawDB, input: ChatInput) throws {
+        let sizes = input.sizes
         let chat = try db.prepare("INSERT INTO \(BenchmarkModel.chatTable) (pk, entity, version, \(BenchmarkModel.chatTitle)) VALUES (?, 'Chat', 1, ?)")
         let message = try db.prepare(
             "INSERT INTO \(BenchmarkModel.messageTable) (pk, entity, version, \(BenchmarkModel.messageText), \(BenchmarkModel.messageSentAt), \(BenchmarkModel.messageChat), \(BenchmarkModel.messageChatEntity)) VALUES (?, 'Message', 1, ?, ?, ?, 'Chat')")
         var pk: Int64 = 0
         for c in 1...sizes.chats {
             chat.bind(Int64(c), at: 1)
-            chat.bind(BenchmarkData.chatTitle(c), at: 2)
+            chat.bind(input.title(c), at: 2)
             try chat.run()
             for index in 0..<sizes.messagesPerChat {
                 pk += 1
                 message.bind(pk, at: 1)
-                message.bind(BenchmarkData.messageText(chat: c, index: index), at: 2)
-                message.bind(BenchmarkData.sentAt(chat: c, index: index, perChat: sizes.messagesPerChat), at: 3)
+                message.bind(input.text(chat: c, index: index), at: 2)
+                message.bind(input.sentAt(chat: c, index: index), at: 3)
                 message.bind(Int64(c), at: 4)
                 try message.run()
             }

@@ -53,14 +53,22 @@ enum GRDBWorkloads {
     /// A writing side: per repetition a copy of the template, the body in one write
     /// transaction, and the stored state read back.
     static func writing(_ template: @escaping @Sendable (Fixtures) throws -> URL, as name: String, _ body: @escaping @Sendable (Database, Sizes) throws -> Tally) -> @Sendable (Fixtures) throws -> () throws -> Run {
+        writing(template, as: name, preparing: { $0 }, body)
+    }
+
+    /// A writing side whose body gets `prepare`'s value, made once before the runs (untimed).
+    static func writing<Input: Sendable>(
+        _ template: @escaping @Sendable (Fixtures) throws -> URL, as name: String,
+        preparing prepare: @escaping @Sendable (Sizes) -> Input, _ body: @escaping @Sendable (Database, Input) throws -> Tally
+    ) -> @Sendable (Fixtures) throws -> () throws -> Run {
         { fixtures in
             let source = try template(fixtures)
-            let sizes = fixtures.sizes
+            let input = prepare(fixtures.sizes)
             return {
                 let url = try fixtures.copy(source, as: name)
                 var queue: DatabaseQueue? = try open(url)
                 return Run(
-                    body: { try queue!.write { db in try body(db, sizes) } },
+                    body: { try queue!.write { db in try body(db, input) } },
                     after: { try queue?.close(); queue = nil; return try ChatWorkloads.storedState(url) },
                     cleanup: { try? queue?.close(); queue = nil; fixtures.remove(url) })
             }
@@ -71,17 +79,17 @@ enum GRDBWorkloads {
 
     // MARK: Workloads
 
-    static let insert = writing({ try $0.emptyStore() }, as: "insert-grdb") { db, sizes in
+    static let insert = writing({ try $0.emptyStore() }, as: "insert-grdb", preparing: ChatInput.init) { db, input in
         var tally = Tally()
         var pk: Int64 = 0
-        for c in 1...sizes.chats {
-            try GRDBChat(pk: Int64(c), entity: "Chat", version: 1, title: BenchmarkData.chatTitle(c)).insert(db)
-            for index in 0..<sizes.messagesPerChat {
+        for c in 1...input.sizes.chats {
+            try GRDBChat(pk: Int64(c), entity: "Chat", version: 1, title: input.title(c)).insert(db)
+            for index in 0..<input.sizes.messagesPerChat {
                 pk += 1
-                let text = BenchmarkData.messageText(chat: c, index: index)
+                let text = input.text(chat: c, index: index)
                 try GRDBMessage(
                     pk: pk, entity: "Message", version: 1, text: text,
-                    sentAt: BenchmarkData.sentAt(chat: c, index: index, perChat: sizes.messagesPerChat),
+                    sentAt: input.sentAt(chat: c, index: index),
                     chat: Int64(c), chatEntity: "Chat"
                 ).insert(db)
                 tally.add(UInt64(text.utf8.count))

@@ -55,7 +55,7 @@ final class LMDBFixtures {
         let url = try copy(try emptyStore(), as: "chat-template")
         do {
             let db = try RawLMDB(path: url.path)
-            try db.write { txn in try LMDBWorkloads.insertChats(db, txn, sizes: sizes) }
+            try db.write { txn in try LMDBWorkloads.insertChats(db, txn, input: ChatInput(sizes)) }
         }
         chatTemplateURL = url
         return url

@@ -45,15 +45,15 @@ extension LMDBWorkloads {
         name: "insert",
         summary: "insert C chats × M messages (message.chat = chat) and save once; raw: rows and member entries in one write transaction"
     ) { fixtures in
-        let sizes = fixtures.sizes
+        let input = ChatInput(fixtures.sizes)
         let empty = { try fixtures.lmdb.emptyStore() }
         return Sides(
             objectGraph: objectGraphWriting(fixtures, empty, "insert", entity: "Chat", keys: []) { context, _ in
-                try ChatBodies.insert(context, sizes: sizes)
+                try ChatBodies.insert(context, input: input)
             },
             raw: rawWriting(fixtures, empty, "insert") { db, txn in
                 var tally = Tally()
-                try insertChats(db, txn, sizes: sizes, tally: &tally)
+                try insertChats(db, txn, input: input, tally: &tally)
                 return tally
             })
     }

@@ -10,14 +10,15 @@ enum LMDBWorkloads {
 
     /// Raw inserts shared by the template and the raw side of `insert`: each chat row, each
     /// message row, and each message's entry among its chat's members.
-    static func insertChats(_ db: RawLMDB, _ txn: OpaquePointer, sizes: Sizes, tally: UnsafeMutablePointer<Tally>? = nil) throws {
+    static func insertChats(_ db: RawLMDB, _ txn: OpaquePointer, input: ChatInput, tally: UnsafeMutablePointer<Tally>? = nil) throws {
+        let sizes = input.sizes
         var pk: Int64 = 0
         for c in 1...sizes.chats {
-            try db.put(txn, db.chats, Int64(c), RawLMDB.chatRow(title: BenchmarkData.chatTitle(c), version: 1))
+            try db.put(txn, db.chats, Int64(c), RawLMDB.chatRow(title: input.title(c), version: 1))
             for index in 0..<sizes.messagesPerChat {
                 pk += 1
-                let text = BenchmarkData.messageText(chat: c, index: index)
-                let sentAt = BenchmarkData.sentAt(chat: c, index: index, perChat: sizes.messagesPerChat)
+                let text = input.text(chat: c, index: index)
+                let sentAt = input.sentAt(chat: c, index: index)
                 try db.put(txn, db.messages, pk, RawLMDB.messageRow(text: text, sentAt: sentAt, chat: Int64(c), version: 1))
                 try db.put(txn, db.members, Int64(c), RawLMDB.memberEntry(pk, code: RawLMDB.messageCode), flags: UInt32(MDB_NODUPDATA))
                 tally?.pointee.add(UInt64(text.utf8.count))
