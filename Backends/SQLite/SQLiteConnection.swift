@@ -205,20 +205,32 @@ final class SQLiteStatement {
     }
 
     func data(_ column: Int32) -> Data? {
-        if isNull(column) { return nil }
+        // (A NULL and an empty blob both give no pointer: only then is the type asked.)
+        guard let bytes = sqlite3_column_blob(raw, column) else { return isNull(column) ? nil : Data() }
         let count = Int(sqlite3_column_bytes(raw, column))
-        guard count > 0, let bytes = sqlite3_column_blob(raw, column) else { return Data() }
         return Data(bytes: bytes, count: count)
     }
 
     /// Reads a column as the attribute type expects it.
+    ///
+    /// A number is read first and the column's type asked only when it reads as zero (what
+    /// SQLite answers for NULL), and text and blobs tell NULL by themselves: asking every
+    /// column's type first was a call per value (84 instructions each, a twentieth of
+    /// fetching 100,000 messages, callgrind).
     func value(_ column: Int32, as type: AttributeType) -> AttributeValue {
-        if isNull(column) { return .null }
         switch type {
-        case .integer16, .integer32, .integer64: return .integer(int64(column))
-        case .double, .float: return .double(double(column))
-        case .boolean: return .bool(int64(column) != 0)
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: double(column)))
+        case .integer16, .integer32, .integer64:
+            let value = int64(column)
+            return value == 0 && isNull(column) ? .null : .integer(value)
+        case .double, .float:
+            let value = double(column)
+            return value == 0 && isNull(column) ? .null : .double(value)
+        case .boolean:
+            let value = int64(column)
+            return value == 0 && isNull(column) ? .null : .bool(value != 0)
+        case .date:
+            let value = double(column)
+            return value == 0 && isNull(column) ? .null : .date(Date(timeIntervalSinceReferenceDate: value))
         case .string: return string(column).map { .string($0) } ?? .null
         case .decimal: return string(column).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) } ?? .null
         case .uuid: return string(column).flatMap(UUID.init(uuidString:)).map { .uuid($0) } ?? .null

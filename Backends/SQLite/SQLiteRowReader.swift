@@ -115,11 +115,16 @@ final class SQLiteRowReader: Sendable {
         toOne.reserveCapacity(toOnePositions.count)
         for slot in toOnePositions.indices {
             var id: ObjectID? = nil
-            if let positions = toOnePositions[slot], !statement.isNull(positions.pk) {
-                if let namespace = toOneNamespaces[slot] {
-                    id = namespace.objectID(primaryKey: statement.int64(positions.pk))
-                } else if let name = statement.string(positions.entity), let namespace = namespaces[name] {
-                    id = namespace.objectID(primaryKey: statement.int64(positions.pk))
+            // (The key read first, the column's type asked only for a zero key, as in
+            // SQLiteStatement.value(_:as:).)
+            if let positions = toOnePositions[slot] {
+                let key = statement.int64(positions.pk)
+                if key != 0 || !statement.isNull(positions.pk) {
+                    if let namespace = toOneNamespaces[slot] {
+                        id = namespace.objectID(primaryKey: key)
+                    } else if let name = statement.string(positions.entity), let namespace = namespaces[name] {
+                        id = namespace.objectID(primaryKey: key)
+                    }
                 }
             }
             toOne.append(id)

@@ -121,6 +121,63 @@ struct SQLiteStoreTests {
         #expect(Self.tables(url).contains("Note"))
     }
 
+    @Test("zeros, negative zero, false, empty text and blobs stay values, and only NULL reads back as nil (numbers are read before their type is asked)")
+    func zerosAndNulls() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Sample") { e in
+                e.attribute("tag", .integer64)
+                e.attribute("i", .integer64, optional: true)
+                e.attribute("d", .double, optional: true)
+                e.attribute("b", .boolean, optional: true)
+                e.attribute("t", .date, optional: true)
+                e.attribute("s", .string, optional: true)
+                e.attribute("x", .binaryData, optional: true)
+                e.toOne("other", "Sample")
+            }
+        }
+        let url = try Self.temporaryFile()
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        let zero: [String: Any] = ["i": Int64(0), "d": 0.0, "b": false, "t": Date(timeIntervalSinceReferenceDate: 0), "s": "", "x": Data()]
+        let negative: [String: Any] = ["i": Int64(-1), "d": -0.0, "b": true, "t": Date(timeIntervalSinceReferenceDate: -1), "s": "0", "x": Data([0])]
+        try container.viewContext.performAndWait {
+            let context = container.viewContext
+            var made: [ManagedObject] = []
+            for (tag, values) in [[String: Any]](arrayLiteral: zero, negative, [:]).enumerated() {
+                let sample = try context.insertObject(entityName: "Sample")
+                try sample.setValue(Int64(tag), forKey: "tag")
+                for (key, value) in values { try sample.setValue(value, forKey: key) }
+                made.append(sample)
+            }
+            try made[1].setValue(made[0], forKey: "other")
+            try context.save()
+        }
+        container.close()
+        let reopened = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        let context = reopened.newBackgroundContext()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Sample", sortKeys: [SortKey("tag")])
+            request.returnsObjectsAsFaults = false
+            let samples = try context.fetch(request)
+            #expect(samples.count == 3)
+            #expect(try samples[0].value(forKey: "i") as? Int64 == 0)
+            #expect(try samples[0].value(forKey: "d") as? Double == 0)
+            #expect(try samples[0].value(forKey: "b") as? Bool == false)
+            #expect(try samples[0].value(forKey: "t") as? Date == Date(timeIntervalSinceReferenceDate: 0))
+            #expect(try samples[0].value(forKey: "s") as? String == "")
+            #expect(try samples[0].value(forKey: "x") as? Data == Data())
+            let negativeZero = try samples[1].value(forKey: "d") as? Double
+            #expect(negativeZero == 0 && negativeZero?.sign == .minus, "-0.0 stays negative")
+            #expect(try samples[1].value(forKey: "i") as? Int64 == -1)
+            #expect(try samples[1].value(forKey: "b") as? Bool == true)
+            #expect(try samples[1].value(forKey: "x") as? Data == Data([0]))
+            #expect(try (samples[1].value(forKey: "other") as? ManagedObject)?.objectID == samples[0].objectID)
+            for key in ["i", "d", "b", "t", "s", "x", "other"] {
+                #expect(try samples[2].value(forKey: key) == nil, "\(key) is nil")
+            }
+            #expect(try samples[0].value(forKey: "other") == nil)
+        }
+    }
+
     @Test("a save that fails part-way leaves the file unchanged")
     func failedSaveLeavesFileUnchanged() throws {
         let url = try Self.temporaryFile()
