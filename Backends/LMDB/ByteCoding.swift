@@ -48,6 +48,7 @@ struct ByteReader {
 
     var isAtEnd: Bool { offset >= buffer.count }
 
+    @inline(__always)
     mutating func u8() throws -> UInt8 {
         guard offset < buffer.count else { throw Truncated() }
         defer { offset += 1 }
@@ -55,26 +56,31 @@ struct ByteReader {
     }
 
     // Whole integers are loaded at once (bounds checked first), not assembled byte by byte.
+    @inline(__always)
     mutating func u16() throws -> UInt16 {
         guard offset + 2 <= buffer.count else { throw Truncated() }
         defer { offset += 2 }
         return UInt16(bigEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
+    @inline(__always)
     mutating func u32() throws -> UInt32 {
         guard offset + 4 <= buffer.count else { throw Truncated() }
         defer { offset += 4 }
         return UInt32(bigEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
+    @inline(__always)
     mutating func u64() throws -> UInt64 {
         guard offset + 8 <= buffer.count else { throw Truncated() }
         defer { offset += 8 }
         return UInt64(bigEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
+    @inline(__always)
     mutating func orderedInt64() throws -> Int64 { Int64(bitPattern: try u64() ^ (1 << 63)) }
 
+    @inline(__always)
     mutating func blob() throws -> UnsafeRawBufferPointer {
         let count = Int(try u32())
         guard offset + count <= buffer.count else { throw Truncated() }
@@ -82,6 +88,7 @@ struct ByteReader {
         return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
     }
 
+    @inline(__always)
     mutating func string() throws -> String { String(decoding: try blob(), as: UTF8.self) }
 }
 
