@@ -167,6 +167,34 @@ struct ConcurrencyTests {
         #expect(count == 1)
     }
 
+    @Test("while one thread runs a context's block, another thread using its objects is still refused")
+    func anotherThreadIsRefusedWhileABlockRuns() throws {
+        let (context, pet) = try ConcurrencyFixture.petOutsideItsQueue()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let held = pet
+        DispatchQueue.global().async {
+            context.performAndWait {
+                #expect(context.ownsQueue())
+                #expect(held.name == "Rex")
+                entered.signal()
+                release.wait()
+            }
+            finished.signal()
+        }
+        entered.wait()
+        // The block is running on the other thread, holding the context; this thread is not in it.
+        #expect(!context.ownsQueue())
+        expectGraphError(.concurrencyViolation, mentioning: [pet.objectID.description, "thread"]) {
+            _ = try pet.value(forKey: "name")
+        }
+        release.signal()
+        finished.wait()
+        #expect(!context.ownsQueue())
+        #expect(context.performAndWait { pet.name } == "Rex")
+    }
+
     @Test func asyncPerformReturnsTheBlocksValue() async throws {
         let context = try ConcurrencyFixture.context()
         let count = try await context.perform {

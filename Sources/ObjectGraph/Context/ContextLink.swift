@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a managed object holds of its context: a strong reference to this small box, which
 /// holds the context weakly.
 ///
@@ -23,6 +25,8 @@ final class ContextLink: @unchecked Sendable {
     var owner: Unmanaged<ManagedObjectContext>?
     /// The context's token (see ``ManagedObject/contextToken``).
     let token: Int
+    /// The thread running one of the context's blocks, 0 for none (see ``QueueOwnership``).
+    let heldBy = Atomic<UInt>(0)
 
     init(token: Int) {
         self.token = token

@@ -112,7 +112,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         if ownsQueue() { return try body() }
         return try queue.sync {
-            try QueueOwnership.with(token) {
+            try QueueOwnership.with(link) {
                 defer { try? processPendingChanges() }
                 return try body()
             }
@@ -123,7 +123,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                QueueOwnership.with(self.token) {
+                QueueOwnership.with(self.link) {
                     defer { try? self.processPendingChanges() }
                     do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
                 }
@@ -135,7 +135,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// `perform`); use ``perform(_:)`` to wait for a result.
     public func enqueue(_ body: @escaping @Sendable () -> Void) {
         queue.async {
-            QueueOwnership.with(self.token) {
+            QueueOwnership.with(self.link) {
                 defer { try? self.processPendingChanges() }
                 body()
             }
@@ -145,7 +145,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Whether the current thread may use this context now.
     public func ownsQueue() -> Bool {
         if concurrencyType == .mainQueue && QueueOwnership.isOnMainQueue { return true }
-        return QueueOwnership.holds(token)
+        return QueueOwnership.holds(link)
     }
 
     /// Throws ``ObjectGraphError/Code/concurrencyViolation`` unless on the context's queue.

@@ -81,7 +81,7 @@ extension ManagedObject {
     /// without taking a reference to the attribute; anything else takes ``readAttribute(_:)``.
     @usableFromInline
     final func readWrappedAttributeValue(_ storage: AnyKeyPath, resolve: () -> AttributeDescription) -> AttributeValue {
-        if !isFaultStorage && QueueOwnership.holds(contextToken) {
+        if !isFaultStorage && isHeldByCurrentThread {
             return withWrappedAttribute(storage, resolve: resolve) { attributeValues[$0.slot] }
         }
         return withWrappedAttribute(storage, resolve: resolve) { readAttribute($0) }
@@ -110,7 +110,7 @@ extension ManagedObject {
         // A loaded object read inside its context's block: the common case, checked without
         // touching the context. A main-queue context used directly on the main queue takes the
         // full path below.
-        if !isFaultStorage && QueueOwnership.holds(contextToken) { return attributeValues[attribute.slot] }
+        if !isFaultStorage && isHeldByCurrentThread { return attributeValues[attribute.slot] }
         let inContext: Void? = withContext("reading", attribute.name) { try $0.fulfillFaultIfNeeded(self) }
         if inContext == nil && isFaultStorage {
             // Never reached in ordinary use; a `#Predicate` key-path probe reads here.

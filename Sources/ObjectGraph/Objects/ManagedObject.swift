@@ -36,7 +36,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// an unretained reference; `nil` anywhere else.
     @inline(__always)
     private final var confinedOwner: Unmanaged<ManagedObjectContext>? {
-        guard contextToken != 0, QueueOwnership.holds(contextToken) else { return nil }
+        guard isHeldByCurrentThread else { return nil }
         return contextLink.unsafelyUnwrapped.owner
     }
     /// Runs `body` with the object's context; `nil` when the object has none (never inserted,
@@ -66,6 +66,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// object of a context shares the link, whose memory is hot, and objects are smaller.)
     @inline(__always)
     final var contextToken: Int { contextLink?.token ?? 0 }
+    /// Whether the current thread runs one of the context's blocks (see ``QueueOwnership``);
+    /// false for an object in no context.
+    @inline(__always)
+    final var isHeldByCurrentThread: Bool {
+        guard let contextLink else { return false }
+        return QueueOwnership.holds(contextLink)
+    }
 
     // Values, indexed by slot; empty while the object is a fault. Every change goes through
     // `attributeValues` and `toOneValues`, whose `_modify` keeps the committed row first.
