@@ -81,8 +81,7 @@ enum ChatWorkloads {
         name: "insert",
         summary: "insert C chats × M messages (message.chat = chat) and save once"
     ) { fixtures in
-        let sizes = fixtures.sizes
-        let input = ChatInput(sizes)
+        let input = ChatInput(fixtures.sizes)
         return Sides(
             objectGraph: {
                 let url = try fixtures.copy(try fixtures.emptyStore(), as: "insert-og")
@@ -100,26 +99,7 @@ enum ChatWorkloads {
                     body: {
                         let connection = db!
                         try connection.exec("BEGIN IMMEDIATE;")
-                        let chat = try connection.prepare("INSERT INTO \(BenchmarkModel.chatTable) (pk, entity, version, \(BenchmarkModel.chatTitle)) VALUES (?, 'Chat', 1, ?)")
-                        let message = try connection.prepare(
-                            "INSERT INTO \(BenchmarkModel.messageTable) (pk, entity, version, \(BenchmarkModel.messageText), \(BenchmarkModel.messageSentAt), \(BenchmarkModel.messageChat), \(BenchmarkModel.messageChatEntity)) VALUES (?, 'Message', 1, ?, ?, ?, 'Chat')")
-                        var tally = Tally()
-                        var pk: Int64 = 0
-                        for c in 1...sizes.chats {
-                            chat.bind(Int64(c), at: 1)
-                            chat.bind(input.title(c), at: 2)
-                            try chat.run()
-                            for index in 0..<sizes.messagesPerChat {
-                                pk += 1
-                                let text = input.text(chat: c, index: index)
-                                message.bind(pk, at: 1)
-                                message.bind(text, at: 2)
-                                message.bind(input.sentAt(chat: c, index: index), at: 3)
-                                message.bind(Int64(c), at: 4)
-                                try message.run()
-                                tally.add(UInt64(text.utf8.count))
-                            }
-                        }
+                        let tally = try RawWriter.insertChats(connection, input: input)
                         try connection.exec("COMMIT;")
                         return tally
                     },

@@ -144,12 +144,15 @@ final class Fixtures {
 
 /// Raw inserts shared by the template and the raw side of the insert workload.
 enum RawWriter {
-    /// Inserts every chat and message with prepared statements (no transaction handling).
-    static func insertChats(_ db: RawDB, input: ChatInput) throws {
+    /// Inserts every chat and message with prepared statements (no transaction handling), and
+    /// tallies the text lengths written (the raw side's answer in the insert workload).
+    @discardableResult
+    static func insertChats(_ db: RawDB, input: ChatInput) throws -> Tally {
         let sizes = input.sizes
         let chat = try db.prepare("INSERT INTO \(BenchmarkModel.chatTable) (pk, entity, version, \(BenchmarkModel.chatTitle)) VALUES (?, 'Chat', 1, ?)")
         let message = try db.prepare(
             "INSERT INTO \(BenchmarkModel.messageTable) (pk, entity, version, \(BenchmarkModel.messageText), \(BenchmarkModel.messageSentAt), \(BenchmarkModel.messageChat), \(BenchmarkModel.messageChatEntity)) VALUES (?, 'Message', 1, ?, ?, ?, 'Chat')")
+        var tally = Tally()
         var pk: Int64 = 0
         for c in 1...sizes.chats {
             chat.bind(Int64(c), at: 1)
@@ -157,12 +160,15 @@ enum RawWriter {
             try chat.run()
             for index in 0..<sizes.messagesPerChat {
                 pk += 1
+                let text = input.text(chat: c, index: index)
                 message.bind(pk, at: 1)
-                message.bind(input.text(chat: c, index: index), at: 2)
+                message.bind(text, at: 2)
                 message.bind(input.sentAt(chat: c, index: index), at: 3)
                 message.bind(Int64(c), at: 4)
                 try message.run()
+                tally.add(UInt64(text.utf8.count))
             }
         }
+        return tally
     }
 }

@@ -111,9 +111,7 @@ struct ObjectRegistry {
     /// The object is made by the caller, outside this method: a subclass's initializer may
     /// use the context, which must not happen in the middle of a registry access.
     mutating func lookUpOrReserve(_ id: ObjectID) -> Lookup {
-        enterUnindexed()
-        if !pending.isEmpty && id.isTemporary { enterPending() }
-        dropLastIfReleased()
+        prepareEntry(for: id)
         let free = vacant.last ?? objects.count
         var found = -1
         Self.modify(&positions[id, default: -1]) { position in
@@ -141,6 +139,15 @@ struct ObjectRegistry {
     @inline(__always)
     private static func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
+    /// What finding or writing `id`'s entry needs first: the unindexed objects entered, the
+    /// pending ones too for a temporary ID, and the last registered object dropped if the app
+    /// let it go (see ``dropLastIfReleased()``).
+    private mutating func prepareEntry(for id: ObjectID) {
+        enterUnindexed()
+        if !pending.isEmpty && id.isTemporary { enterPending() }
+        dropLastIfReleased()
+    }
+
     /// Drops the most recently registered object when the app has let it go: a loop that
     /// faults one object at a time then reuses its slot at once, while its memory is still in
     /// cache, instead of at the next sweep.
@@ -157,10 +164,8 @@ struct ObjectRegistry {
     /// last registered object is dropped first if the app let it go, see
     /// ``dropLastIfReleased()``).
     mutating func insert(_ object: ManagedObject) {
-        enterUnindexed()
         // (The ID may be a pending one's: entered first, it is replaced as any other.)
-        if !pending.isEmpty && object.objectID.isTemporary { enterPending() }
-        dropLastIfReleased()
+        prepareEntry(for: object.objectID)
         // One probe for the common case, a new entry: the entry is written at once, and put
         // back in the rare case that the ID was registered already (a lookup first was a
         // second probe for every fetched or inserted object).
@@ -407,7 +412,8 @@ struct ObjectRegistry {
         generation &+= 1
     }
 
-    /// Closes the gaps, keeping registration order.
+    /// Closes the gaps, keeping registration order. (Only ``sweep()`` compacts, after entering
+    /// the unindexed objects, so none of their positions is left to move.)
     private mutating func compact() {
         var moved = [Int](repeating: -1, count: objects.count)
         var kept: [ManagedObject?] = []
@@ -423,7 +429,6 @@ struct ObjectRegistry {
         }
         // (A pending position always holds its object: inserted objects are never released.)
         pending = pending.map { moved[$0] }.filter { $0 >= 0 }
-        unindexed = unindexed.map { moved[$0] }.filter { $0 >= 0 }
         objects = kept
         vacant = []
     }
