@@ -71,9 +71,13 @@ extension LMDBStore {
             guard try insertedHere.contains(change.source) || txn.get(rows, primaryKey: pk) != nil else { continue }
             try applyMembership(change, sourceKey: pk, insertedHere: insertedHere, txn)
         }
-        let deleted = Set(changes.deleted.map(\.objectID))
-        for deletion in changes.deleted {
-            try delete(deletion.objectID, alsoDeleted: deleted, txn)
+        if !changes.deleted.isEmpty {
+            let deleted = Set(changes.deleted.map(\.objectID))
+            try txn.withWriteCursors { cursors in
+                for deletion in changes.deleted {
+                    try delete(deletion.objectID, alsoDeleted: deleted, cursors: &cursors, txn)
+                }
+            }
         }
         if let user = changes.userMetadata {
             let encoder = JSONEncoder()
@@ -192,10 +196,14 @@ extension LMDBStore {
     /// Deletes a row with its index entries, its own memberships, and every membership that
     /// points at it (found through its to-one foreign key, its many-to-many inverse, or the
     /// owners database of a relationship without an inverse), so nothing dangles.
-    private func delete(_ id: ObjectID, alsoDeleted: Set<ObjectID>, _ txn: LMDBTransaction) throws {
+    private func delete(_ id: ObjectID, alsoDeleted: Set<ObjectID>, cursors: inout WriteCursors, _ txn: LMDBTransaction) throws {
         let (pk, route) = try route(id)
-        let (rows, entity, indexes) = (route.rows, route.entity, route.indexes)
-        guard let bytes = try txn.get(rows, primaryKey: pk), codec.entityCode(of: bytes) == route.code else { return }
+        let (entity, indexes) = (route.entity, route.indexes)
+        // Found and deleted through the save's cursor on the rows: one B-tree search (often
+        // within the page the previous deletion left it on) instead of a lookup and a delete
+        // that each descend from the root (two fifths of LMDB's work in a cascade, perf).
+        let rows = try cursors.cursor(route.rows)
+        guard let bytes = try rows.position(MDB_SET_KEY, primaryKey: pk)?.value, codec.entityCode(of: bytes) == route.code else { return }
         // The old values matter only for index entries; the to-ones for the holders (a fifth of
         // deleting a row was decoding values nobody read, perf).
         let oldAttributes: [AttributeValue]
@@ -211,6 +219,8 @@ extension LMDBStore {
         } catch {
             throw StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
         }
+        // Decoded above: the bytes point into the page this frees.
+        try rows.deleteCurrent()
         // (Built only when an owners database or index needs it: most deleted rows, a
         // cascade's members, have neither.)
         var builtEntry: [UInt8]?
@@ -256,6 +266,5 @@ extension LMDBStore {
             guard let dbi = handles.index(of: attribute) else { continue }
             try txn.delete(dbi, IndexKey.storedKey(oldAttributes[attribute.slot], type: attribute.type, limit: keyLimit), value: try entry())
         }
-        try txn.delete(rows, primaryKey: pk)
     }
 }

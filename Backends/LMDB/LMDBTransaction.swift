@@ -117,6 +117,14 @@ struct LMDBTransaction {
         return try body(LMDBCursor(cursor: cursor!, path: environment.path))
     }
 
+    /// Cursors on `dbis`' databases, opened when first asked for and closed when `body`
+    /// returns; see ``WriteCursors``.
+    func withWriteCursors<T>(_ body: (inout WriteCursors) throws -> T) rethrows -> T {
+        var cursors = WriteCursors(transaction: self)
+        defer { cursors.closeAll() }
+        return try body(&cursors)
+    }
+
     /// Every value stored under `key` in a duplicate-sorted database, in order.
     func duplicates(_ dbi: MDB_dbi, _ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         try withCursor(dbi) { cursor in
@@ -180,10 +188,44 @@ struct LMDBCursor {
         }
     }
 
+    /// Deletes the entry the cursor is on (every duplicate of its key with `allDuplicates`).
+    func deleteCurrent(allDuplicates: Bool = false) throws {
+        try check(mdb_cursor_del(cursor, allDuplicates ? UInt32(MDB_NODUPDATA) : 0), "deleting from \(path)")
+    }
+
     /// The number of duplicates of the current key, without reading them.
     func duplicateCount() throws -> Int {
         var count = 0
         try check(mdb_cursor_count(cursor, &count), "counting duplicates in \(path)")
         return count
+    }
+}
+
+/// One cursor per database, kept open across the many operations of a save. LMDB keeps a
+/// write transaction's cursors valid through its other writes, and a cursor that is already
+/// on a leaf page finds a key on the same page without descending from the root — a cascade
+/// deletes a chat's messages, neighbouring keys, one after another.
+struct WriteCursors {
+    let transaction: LMDBTransaction
+    private var open: [(dbi: MDB_dbi, cursor: OpaquePointer)] = []
+
+    init(transaction: LMDBTransaction) { self.transaction = transaction }
+
+    /// The cursor on `dbi`, opened on first use.
+    mutating func cursor(_ dbi: MDB_dbi) throws -> LMDBCursor {
+        let path = transaction.environment.path
+        // A save touches a handful of row databases: a scan beats hashing.
+        for entry in open where entry.dbi == dbi { return LMDBCursor(cursor: entry.cursor, path: path) }
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(transaction.txn, dbi, &cursor), "opening a cursor on \(path)")
+        guard let cursor else { throw LMDBError(code: MDB_PANIC).storeError("opening a cursor on \(path)") }
+        open.append((dbi, cursor))
+        return LMDBCursor(cursor: cursor, path: path)
+    }
+
+    /// Closes every cursor (before the transaction ends, as LMDB asks).
+    mutating func closeAll() {
+        for entry in open { mdb_cursor_close(entry.cursor) }
+        open.removeAll()
     }
 }
