@@ -7,7 +7,7 @@ extension LMDBStore {
     /// Checks versions and applies the change set in one write transaction.
     public func save(_ changes: StoreChangeSet) throws {
         try checkOpen()
-        try environment.write { txn in try apply(changes, txn) }
+        try environment.write { txn in try txn.withWriteCursors { try apply(changes, txn, &$0) } }
     }
 
     /// The key and row location of `id`, a permanent ID of this store.
@@ -28,8 +28,8 @@ extension LMDBStore {
         StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
     }
 
-    private func apply(_ changes: StoreChangeSet, _ txn: LMDBTransaction) throws {
-        try checkVersions(changes, txn)
+    private func apply(_ changes: StoreChangeSet, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
+        try checkVersions(changes, &cursors)
         // Every row is encoded into this one buffer, in turn.
         var encoded = ByteWriter(capacity: 256)
         // By index, the row read in place, and found through its plain-integer location unless
@@ -40,7 +40,7 @@ extension LMDBStore {
             let (pk, location) = try location(id)
             // One B-tree operation, not a lookup and then a put: LMDB refuses an existing key.
             codec.encode(changes.inserted[index], into: &encoded)
-            guard try txn.putNew(location.rows, primaryKey: pk, encoded.bytes) else {
+            guard try cursors.cursor(location.rows).put(primaryKey: pk, encoded.bytes, flags: UInt32(MDB_NOOVERWRITE)) else {
                 throw StoreError(.backend, "cannot insert \(id): a row with that key exists in \(url.path)")
             }
             if location.indexed {
@@ -55,12 +55,12 @@ extension LMDBStore {
             let (pk, location) = try location(id)
             codec.encode(changes.updated[index].values, into: &encoded)
             guard location.indexed else {
-                try txn.put(location.rows, primaryKey: pk, encoded.bytes)
+                try cursors.cursor(location.rows).put(primaryKey: pk, encoded.bytes)
                 continue
             }
             let route = try route(id).route
             let old = try row(id, in: txn)
-            try txn.put(location.rows, primaryKey: pk, encoded.bytes)
+            try cursors.cursor(location.rows).put(primaryKey: pk, encoded.bytes)
             try writeIndexEntries(of: changes.updated[index].values, entity: route.entity, indexes: route.indexes, old: old, txn)
         }
         // Rows inserted above exist without looking them up (a bulk insert's memberships name
@@ -69,14 +69,12 @@ extension LMDBStore {
         for change in changes.toMany where !change.relationship.isTransient {
             guard let (rows, pk, _) = locate(change.source) else { continue }
             guard try insertedHere.contains(change.source) || txn.get(rows, primaryKey: pk) != nil else { continue }
-            try applyMembership(change, sourceKey: pk, insertedHere: insertedHere, txn)
+            try applyMembership(change, sourceKey: pk, insertedHere: insertedHere, txn, &cursors)
         }
         if !changes.deleted.isEmpty {
             let deleted = Set(changes.deleted.map(\.objectID))
-            try txn.withWriteCursors { cursors in
-                for deletion in changes.deleted {
-                    try delete(deletion.objectID, alsoDeleted: deleted, cursors: &cursors, txn)
-                }
+            for deletion in changes.deleted {
+                try delete(deletion.objectID, alsoDeleted: deleted, cursors: &cursors, txn)
             }
         }
         if let user = changes.userMetadata {
@@ -86,11 +84,12 @@ extension LMDBStore {
         }
     }
 
-    private func checkVersions(_ changes: StoreChangeSet, _ txn: LMDBTransaction) throws {
+    private func checkVersions(_ changes: StoreChangeSet, _ cursors: inout WriteCursors) throws {
         var conflicts: [StoreError.Conflict] = []
         func stored(_ id: ObjectID) throws -> (version: Int64, bytes: UnsafeRawBufferPointer, pk: Int64)? {
             let (pk, location) = try location(id)
-            guard let bytes = try txn.get(location.rows, primaryKey: pk), codec.entityCode(of: bytes) == location.code else { return nil }
+            guard let bytes = try cursors.cursor(location.rows).position(MDB_SET_KEY, primaryKey: pk)?.value,
+                  codec.entityCode(of: bytes) == location.code else { return nil }
             return (try codec.version(of: bytes), bytes, pk)
         }
         func record(_ id: ObjectID, expected: Int64) throws {
@@ -145,7 +144,7 @@ extension LMDBStore {
         return try exists(id, in: txn)
     }
 
-    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: Set<ObjectID>, _ txn: LMDBTransaction) throws {
+    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: Set<ObjectID>, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
         let relationship = change.relationship
         guard let dbi = handles.members(of: relationship) else { return }
         let owners = handles.owners(of: relationship)
@@ -182,10 +181,13 @@ extension LMDBStore {
             for id in change.removed {
                 if try txn.delete(dbi, key, value: try memberEntry(id)) { removed.append(id) }
             }
-            for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) {
-                let (pk, code) = try memberKey(id)
-                try IndexKey.withEntry(pk: pk, code: code) { try txn.put(dbi, key, lent: $0, flags: UInt32(MDB_NODUPDATA)) }
-                added.append(id)
+            let entries = try cursors.cursor(dbi)
+            try key.withUnsafeBytes { key in
+                for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) {
+                    let (pk, code) = try memberKey(id)
+                    try IndexKey.withEntry(pk: pk, code: code) { _ = try entries.put(key, lent: $0, flags: UInt32(MDB_NODUPDATA)) }
+                    added.append(id)
+                }
             }
         }
         guard let owners else { return }
@@ -236,7 +238,7 @@ extension LMDBStore {
                 guard let owningEntity = reaching.owningEntity, !alsoDeleted.contains(holder),
                       model.entity(for: holder)?.isKind(of: owningEntity) == true, let holderKey = holder.primaryKey else { return }
                 let change = ToManyChange(source: holder, relationship: relationship, added: [], removed: [id], order: nil)
-                try applyMembership(change, sourceKey: holderKey, insertedHere: [], txn)
+                try applyMembership(change, sourceKey: holderKey, insertedHere: [], txn, &cursors)
             }
             if let own = reaching.own {
                 if own.isToMany {

@@ -47,22 +47,6 @@ struct LMDBTransaction {
         try check(rc, "writing \(environment.path)")
     }
 
-    /// Stores `value` under the row key of `pk` (see ``PrimaryKeyBytes``), the key built on
-    /// the stack rather than in an array (an allocation per row of a bulk save).
-    func put(_ dbi: MDB_dbi, primaryKey pk: Int64, _ value: [UInt8]) throws {
-        let rc = PrimaryKeyBytes.withKey(pk) { key in rawPut(dbi, key, value, flags: 0) }
-        try check(rc, "writing \(environment.path)")
-    }
-
-    /// Stores `value` under the row key of `pk`, which must be new (`MDB_NOOVERWRITE`);
-    /// `false`, writing nothing, when the key exists.
-    func putNew(_ dbi: MDB_dbi, primaryKey pk: Int64, _ value: [UInt8]) throws -> Bool {
-        let rc = PrimaryKeyBytes.withKey(pk) { key in rawPut(dbi, key, value, flags: UInt32(MDB_NOOVERWRITE)) }
-        if rc == MDB_KEYEXIST { return false }
-        try check(rc, "writing \(environment.path)")
-        return true
-    }
-
     /// `mdb_put`'s status for `key` and `value` with `flags`.
     private func rawPut(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], flags: UInt32) -> Int32 {
         key.withUnsafeBytes { rawKey in rawPut(dbi, rawKey, value, flags: flags) }
@@ -188,6 +172,27 @@ struct LMDBCursor {
         }
     }
 
+    /// Stores `value` under the row key of `pk` through the cursor (which is then on it);
+    /// with `MDB_NOOVERWRITE` in `flags`, `false` and nothing written when the key exists.
+    @discardableResult
+    func put(primaryKey pk: Int64, _ value: [UInt8], flags: UInt32 = 0) throws -> Bool {
+        try PrimaryKeyBytes.withKey(pk) { key in
+            try value.withUnsafeBytes { raw in try put(key, lent: raw, flags: flags) }
+        }
+    }
+
+    /// Stores bytes the caller lends under `key` through the cursor; `false`, writing nothing,
+    /// when `MDB_NOOVERWRITE` or `MDB_NODUPDATA` in `flags` finds the key or pair there.
+    @discardableResult
+    func put(_ key: UnsafeRawBufferPointer, lent value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws -> Bool {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let rc = mdb_cursor_put(cursor, &k, &v, flags)
+        if rc == MDB_KEYEXIST && flags & UInt32(MDB_NOOVERWRITE | MDB_NODUPDATA) != 0 { return false }
+        try check(rc, "writing \(path)")
+        return true
+    }
+
     /// Deletes the entry the cursor is on (every duplicate of its key with `allDuplicates`).
     func deleteCurrent(allDuplicates: Bool = false) throws {
         try check(mdb_cursor_del(cursor, allDuplicates ? UInt32(MDB_NODUPDATA) : 0), "deleting from \(path)")
@@ -203,8 +208,9 @@ struct LMDBCursor {
 
 /// One cursor per database, kept open across the many operations of a save. LMDB keeps a
 /// write transaction's cursors valid through its other writes, and a cursor that is already
-/// on a leaf page finds a key on the same page without descending from the root — a cascade
-/// deletes a chat's messages, neighbouring keys, one after another.
+/// on a leaf page finds a key on the same page without descending from the root: a save's
+/// rows come in key order (new keys ascending at the end of the tree, a cascade's messages
+/// next to each other), so most of its reads and writes stay on the page of the one before.
 struct WriteCursors {
     let transaction: LMDBTransaction
     private var open: [(dbi: MDB_dbi, cursor: OpaquePointer)] = []

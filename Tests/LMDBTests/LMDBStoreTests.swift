@@ -196,12 +196,7 @@ struct LMDBStoreTests {
             let note = try context.insertObject(entityName: "Doc")
             try note.setValue("with comments", forKey: "title")
             var comments: [ManagedObject] = []
-            for index in 0..<5 {
-                let comment = try context.insertObject(entityName: "Reply")
-                try comment.setValue("c\(index)", forKey: "content")
-                try comment.setValue(note, forKey: "doc")
-                comments.append(comment)
-            }
+            for index in 0..<5 { comments.append(try LMDBFixture.insertReply("c\(index)", to: note, in: context)) }
             try context.save()
             return (note.objectID, comments.map(\.objectID))
         }
@@ -214,6 +209,60 @@ struct LMDBStoreTests {
         }
         #expect(try store.memberCount(of: comments, for: noteID) == 4)
         #expect(try store.relatedIDs(for: comments, of: [noteID])[noteID] == Array(commentIDs.dropFirst()))
+        container.close()
+    }
+
+    @Test("one save inserting, updating and deleting thousands of rows through its kept cursors leaves exactly the expected rows, members and index entries")
+    func bulkMixedSave() throws {
+        let url = try LMDBFixture.temporaryFile()
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let context = container.newBackgroundContext()
+        // 20 docs × 150 replies span many leaf pages, so deleting every other doc's replies
+        // rebalances and merges pages under the cursors the save keeps open.
+        let docIDs: [ObjectID] = try context.performAndWait {
+            var docs: [ManagedObject] = []
+            for d in 0..<20 {
+                let doc = try context.insertObject(entityName: "Doc")
+                try doc.setValue("doc \(d)", forKey: "title")
+                try doc.setValue(Double(d), forKey: "rank")
+                for r in 0..<150 { try LMDBFixture.insertReply("reply \(d).\(r)", to: doc, in: context) }
+                docs.append(doc)
+            }
+            try context.save()
+            return docs.map(\.objectID)
+        }
+        try context.performAndWait {
+            for (d, id) in docIDs.enumerated() {
+                let doc = try context.existingObject(with: id)
+                if d % 2 == 0 {
+                    context.delete(doc)
+                    continue
+                }
+                try doc.setValue(Double(100 + d), forKey: "rank")
+                let replies = try #require(doc.value(forKey: "replies") as? Set<ManagedObject>)
+                for (r, reply) in replies.enumerated() where r % 3 == 0 {
+                    try reply.setValue("edited \(d).\(r)", forKey: "content")
+                }
+                try LMDBFixture.insertReply("extra \(d)", to: doc, in: context)
+            }
+            let late = try context.insertObject(entityName: "Doc")
+            try late.setValue("late", forKey: "title")
+            try context.save()
+        }
+        let store = try #require(container.coordinator.persistentStores.first as? LMDBStore)
+        let replies = try #require(container.model.entity(named: "Doc")?.relationship(named: "replies"))
+        let fresh = container.newBackgroundContext()
+        try fresh.performAndWait {
+            #expect(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Doc")) == 11)
+            #expect(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Reply")) == 10 * 151)
+            #expect(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Reply", predicate: key("content").beginsWith("edited"))) == 10 * 50)
+            let ranked = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Doc", predicate: key("rank") >= 100.0))
+            #expect(ranked.count == 10, "the rank index moved with every update and lost every deleted doc")
+            #expect(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Doc", predicate: key("rank") < 100.0)) == 0)
+        }
+        for (d, id) in docIDs.enumerated() {
+            #expect(try store.memberCount(of: replies, for: id) == (d % 2 == 0 ? 0 : 151))
+        }
         container.close()
     }
 }

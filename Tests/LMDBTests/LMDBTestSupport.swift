@@ -23,6 +23,15 @@ enum LMDBFixture {
         }
     }
 
+    /// Inserts a `Reply` with `content` into `doc`'s replies.
+    @discardableResult
+    static func insertReply(_ content: String, to doc: ManagedObject, in context: ManagedObjectContext) throws -> ManagedObject {
+        let reply = try context.insertObject(entityName: "Reply")
+        try reply.setValue(content, forKey: "content")
+        try reply.setValue(doc, forKey: "doc")
+        return reply
+    }
+
     static func temporaryFile() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("og-lmdb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
