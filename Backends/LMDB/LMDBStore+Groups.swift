@@ -34,7 +34,9 @@ extension LMDBStore {
         // the last one is checked first (owners are usually of one entity: no hashing).
         var slots: [ObjectID.Namespace: Int] = [:]
         var lastSlot: (namespace: ObjectID.Namespace, slot: Int)? = nil
-        let complete: Bool = try txn.withCursor(index.members) { cursor in
+        // Owners are read in key order through a cursor of their own: each is usually on the
+        // leaf page of the one before, which a cursor searches without descending from the root.
+        let complete: Bool = try txn.withCursor(ownersDBI) { ownerRows in try txn.withCursor(index.members) { cursor in
             var entry = try cursor.move(MDB_FIRST)
             while let current = entry {
                 let ownerKey = try PrimaryKeyBytes.decode(current.key)
@@ -42,7 +44,7 @@ extension LMDBStore {
                 let first = try reader.orderedInt64()
                 let count = try cursor.duplicateCount()
                 members += count
-                guard let bytes = try txn.get(ownersDBI, primaryKey: ownerKey) else { return false }
+                guard let bytes = try ownerRows.position(MDB_SET_KEY, primaryKey: ownerKey)?.value else { return false }
                 let key: AttributeValue
                 do {
                     key = try codec.decodeAttribute(bytes) { namespace in
@@ -74,7 +76,7 @@ extension LMDBStore {
                 entry = try cursor.move(MDB_NEXT_NODUP)
             }
             return true
-        }
+        } }
         // Rows without an owner form a group whose first row only a scan would find.
         guard complete, try txn.entries(rowsDBI) == members else { return declined }
         groups.sort { $0.first < $1.first }

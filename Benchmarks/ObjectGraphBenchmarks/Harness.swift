@@ -115,7 +115,7 @@ enum Harness {
                     throw BenchmarkFailure("\(workload.name): checking what \(side) stored failed: \(error)")
                 }
                 run.cleanup()
-                log("  \(workload.name) #\(repetition + 1) \(side): \(String(format: "%.4f", elapsed)) s (\(tally)\(state.map { "; stored: \($0)" } ?? "")\(statistics))")
+                log("  \(workload.name) #\(repetition + 1) \(side): \(String(format: "%.6f", elapsed)) s (\(tally)\(state.map { "; stored: \($0)" } ?? "")\(statistics))")
                 if let reference {
                     guard reference.tally == tally, reference.state == state else {
                         throw BenchmarkFailure(
