@@ -3,8 +3,10 @@ import ObjectGraph
 
 /// Reading rows and relationship members inside a transaction.
 extension LMDBStore {
-    /// Where one of this store's entities is stored.
-    struct Route: Sendable {
+    /// Where one of this store's entities is stored. A class: a deletion or indexed write
+    /// looks its route up per row, and copying a struct out of the table retained (and then
+    /// released) its entity and both arrays, where a class reference is one count each way.
+    final class Route: Sendable {
         /// The row database of the entity's hierarchy.
         let rows: MDB_dbi
         /// The entity's code in rows.
@@ -17,6 +19,14 @@ extension LMDBStore {
         /// here, a deletion's one route lookup finds them too (looking them up apart hashed the
         /// entity's identity once per deleted row, a twentieth of deleting it, perf).
         let reaching: [Reaching]
+
+        init(rows: MDB_dbi, code: UInt16, entity: EntityDescription, indexes: [AttributeDescription], reaching: [Reaching]) {
+            self.rows = rows
+            self.code = code
+            self.entity = entity
+            self.indexes = indexes
+            self.reaching = reaching
+        }
     }
 
     /// Where an entity's rows are: its hierarchy's row database and its entity code.

@@ -200,7 +200,6 @@ extension LMDBStore {
     /// owners database of a relationship without an inverse), so nothing dangles.
     private func delete(_ id: ObjectID, alsoDeleted: Set<ObjectID>, cursors: inout WriteCursors, _ txn: LMDBTransaction) throws {
         let (pk, route) = try route(id)
-        let (entity, indexes) = (route.entity, route.indexes)
         // Found and deleted through the save's cursor on the rows: one B-tree search (often
         // within the page the previous deletion left it on) instead of a lookup and a delete
         // that each descend from the root (two fifths of LMDB's work in a cascade, perf).
@@ -211,7 +210,7 @@ extension LMDBStore {
         let oldAttributes: [AttributeValue]
         let oldToOne: ToOneValues
         do {
-            if indexes.isEmpty {
+            if route.indexes.isEmpty {
                 oldAttributes = []
                 oldToOne = try codec.decodeToOne(bytes)
             } else {
@@ -255,7 +254,7 @@ extension LMDBStore {
                 for holder in holders { try leave(holder) }
             }
         }
-        for relationship in entity.toManyRelationships where !relationship.isTransient {
+        for relationship in route.entity.toManyRelationships where !relationship.isTransient {
             guard let dbi = handles.members(of: relationship) else { continue }
             if let owners = handles.owners(of: relationship) {
                 for member in try members(relationship, of: pk, in: txn) {
@@ -264,7 +263,7 @@ extension LMDBStore {
             }
             try txn.delete(dbi, primaryKey: pk)
         }
-        for attribute in indexes {
+        for attribute in route.indexes {
             guard let dbi = handles.index(of: attribute) else { continue }
             try txn.delete(dbi, IndexKey.storedKey(oldAttributes[attribute.slot], type: attribute.type, limit: keyLimit), value: try entry())
         }

@@ -98,7 +98,7 @@ struct LMDBTransaction {
         var cursor: OpaquePointer?
         try check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor on \(environment.path)")
         defer { mdb_cursor_close(cursor) }
-        return try body(LMDBCursor(cursor: cursor!, path: environment.path))
+        return try body(LMDBCursor(cursor: cursor!, environment: environment))
     }
 
     /// Cursors on `dbis`' databases, opened when first asked for and closed when `body`
@@ -125,7 +125,13 @@ struct LMDBTransaction {
 /// A cursor inside an ``LMDBTransaction``.
 struct LMDBCursor {
     let cursor: OpaquePointer
-    let path: String
+    /// The environment, for error messages. A cursor lives inside one of the environment's
+    /// transactions, so the environment outlives it: held unretained, making a cursor costs
+    /// no reference counting (retaining the path for each of a save's row writes did).
+    unowned(unsafe) let environment: LMDBEnvironment
+
+    /// The environment's file, for error messages.
+    var path: String { environment.path }
 
     typealias Entry = (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
 
@@ -219,14 +225,14 @@ struct WriteCursors {
 
     /// The cursor on `dbi`, opened on first use.
     mutating func cursor(_ dbi: MDB_dbi) throws -> LMDBCursor {
-        let path = transaction.environment.path
         // A save touches a handful of row databases: a scan beats hashing.
-        for entry in open where entry.dbi == dbi { return LMDBCursor(cursor: entry.cursor, path: path) }
+        for entry in open where entry.dbi == dbi { return LMDBCursor(cursor: entry.cursor, environment: transaction.environment) }
         var cursor: OpaquePointer?
+        let path = transaction.environment.path
         try check(mdb_cursor_open(transaction.txn, dbi, &cursor), "opening a cursor on \(path)")
         guard let cursor else { throw LMDBError(code: MDB_PANIC).storeError("opening a cursor on \(path)") }
         open.append((dbi, cursor))
-        return LMDBCursor(cursor: cursor, path: path)
+        return LMDBCursor(cursor: cursor, environment: transaction.environment)
     }
 
     /// Closes every cursor (before the transaction ends, as LMDB asks).

@@ -120,7 +120,7 @@ struct ChangeLog {
     mutating func take() -> ObjectsDidChange {
         var marks: [UInt8] = []
         marks.reserveCapacity(objects.count)
-        for object in objects {
+        objects.forEachUnretained { object in
             marks.append(object.changeLogMarks)
             object.changeLogMarks = 0
         }
@@ -130,7 +130,7 @@ struct ChangeLog {
 
     /// Forgets the log (a rollback or reset), clearing the objects' marks.
     mutating func discard() {
-        for object in objects { object.changeLogMarks = 0 }
+        objects.forEachUnretained { $0.changeLogMarks = 0 }
         objects = []
     }
 

@@ -53,7 +53,9 @@ extension ManagedObjectContext {
             // registry holds counts as released).
             let loaded = try prepareDeleteRules(pendingDeletes[index..<end])
             while index < end {
-                try applyDeleteRules(pendingDeletes[index])
+                // Unretained: `deletedStorage` holds every deleted object (or, for a discarded
+                // insert, `discardedInserts`), and the rules append to `pendingDeletes`.
+                try pendingDeletes.unretained(at: index)._withUnsafeGuaranteedRef { try applyDeleteRules($0) }
                 index += 1
             }
             withExtendedLifetime(loaded) {}

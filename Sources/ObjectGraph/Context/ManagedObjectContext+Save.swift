@@ -17,8 +17,8 @@ extension ManagedObjectContext {
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
         // (Loops over copies: willSave may insert, change or delete objects.)
         for object in insertedStorage { object.willSave() }
-        for object in Array(updatedStorage.values) { object.willSave() }
-        for object in Array(deletedStorage.values) { object.willSave() }
+        Array(updatedStorage.values).forEachUnretained { $0.willSave() }
+        Array(deletedStorage.values).forEachUnretained { $0.willSave() }
         try processPendingChanges()
         dropReferencesToDiscardedInserts()
 
@@ -126,7 +126,7 @@ extension ManagedObjectContext {
     func buildChangeSet(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
         changes.inserted.reserveCapacity(inserted.count)
-        for object in inserted {
+        try inserted.forEachUnretained { object in
             changes.inserted.append(snapshot(of: object, version: 1))
             try appendToManyChanges(of: object, to: &changes)
         }
@@ -146,7 +146,7 @@ extension ManagedObjectContext {
             }
             try appendToManyChanges(of: object, to: &changes)
         }
-        for object in deleted {
+        deleted.forEachUnretained { object in
             changes.deleted.append(RowDeletion(objectID: object.objectID, expectedVersion: object.committedVersion))
         }
         return changes
@@ -251,7 +251,7 @@ extension ManagedObjectContext {
         saved.deleted.reserveCapacity(deletedObjects.count)
         var deletedIDs: [ObjectID] = []
         deletedIDs.reserveCapacity(deletedObjects.count)
-        for object in deletedObjects {
+        deletedObjects.forEachUnretained { object in
             saved.deleted.insert(object.objectID)
             deletedIDs.append(object.objectID)
             object.contextStorage = nil
@@ -270,11 +270,11 @@ extension ManagedObjectContext {
         updatedStorage = [:]
         deletedStorage = [:]
         discardedInserts = [:]
-        for object in inserted { object.didSave() }
-        for object in updated { object.didSave() }
+        inserted.forEachUnretained { $0.didSave() }
+        updated.forEachUnretained { $0.didSave() }
         // As in Core Data, a saved deletion is a save too: didSave runs with isDeleted still
         // true, after which the object is no longer "deleted and not yet saved".
-        for object in deletedObjects {
+        deletedObjects.forEachUnretained { object in
             object.didSave()
             object.isDeletedStorage = false
         }

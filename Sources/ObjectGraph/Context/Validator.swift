@@ -9,8 +9,8 @@ struct Validator {
     init(context: ManagedObjectContext) { self.context = context }
 
     mutating func validate(changed objects: [ManagedObject], deleted: [ManagedObject]) throws {
-        for object in objects { try validate(object) }
-        for object in deleted { try validateDeny(object) }
+        try objects.forEachUnretained { try validate($0) }
+        try deleted.forEachUnretained { try validateDeny($0) }
         // (Skipped without constraints: walking every saved object's entity for its empty
         // constraint list retained both, a tenth of validating a bulk insert, perf.)
         if context.model.hasUniquenessConstraints { try validateUniqueness(objects) }

@@ -116,15 +116,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
     /// it, without a context, to create faults.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        self.entity = entity
+        // Everything read from `entity` first: storing it is then its last use, which moves the
+        // caller's reference in (a use after the store made the compiler retain it once more
+        // and release the parameter at the end — two atomic updates per object made).
         self.objectID = ObjectID.temporary(entity: entity)
         let toManyCount = entity.toManyRelationships.count
         self.toManyStates = toManyCount == 0 ? [] : Array(repeating: .fault, count: toManyCount)
+        self.entity = entity
         if let context {
             do { try context.insert(self) } catch {
                 // Reached only for an abstract entity or a context used off its queue: both
                 // programming errors in the calling code, so stop with the reason.
-                Self.trap("cannot insert \(entity.name): \(error)")
+                Self.trap("cannot insert \(self.entity.name): \(error)")
             }
         }
     }
