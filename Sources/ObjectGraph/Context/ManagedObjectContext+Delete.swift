@@ -88,7 +88,8 @@ extension ManagedObjectContext {
         // A wave touches a handful of relationships: a short list searched by identity, not a
         // dictionary hashed once per deleted object.
         var toMany: [(relationship: RelationshipDescription, objects: [ManagedObject])] = []
-        for object in wave where !object.objectID.isTemporary && !object.isInaccessibleStorage {
+        wave.forEachUnretained { object in
+            guard !object.objectID.isTemporary && !object.isInaccessibleStorage else { return }
             let entity = object.entity
             // Rows are read before their members (see rulesNeedRow).
             if Self.rulesNeedRow(object) { faults.append(object) }
