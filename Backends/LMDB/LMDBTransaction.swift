@@ -101,8 +101,8 @@ struct LMDBTransaction {
         return try body(LMDBCursor(cursor: cursor!, environment: environment))
     }
 
-    /// Cursors on `dbis`' databases, opened when first asked for and closed when `body`
-    /// returns; see ``WriteCursors``.
+    /// `body` with a set of cursors, one per database it asks for, opened on first use and
+    /// closed when it returns; see ``WriteCursors``.
     func withWriteCursors<T>(_ body: (inout WriteCursors) throws -> T) rethrows -> T {
         var cursors = WriteCursors(transaction: self)
         defer { cursors.closeAll() }
@@ -199,9 +199,9 @@ struct LMDBCursor {
         return true
     }
 
-    /// Deletes the entry the cursor is on (every duplicate of its key with `allDuplicates`).
-    func deleteCurrent(allDuplicates: Bool = false) throws {
-        try check(mdb_cursor_del(cursor, allDuplicates ? UInt32(MDB_NODUPDATA) : 0), "deleting from \(path)")
+    /// Deletes the entry the cursor is on.
+    func deleteCurrent() throws {
+        try check(mdb_cursor_del(cursor, 0), "deleting from \(path)")
     }
 
     /// The number of duplicates of the current key, without reading them.
