@@ -62,4 +62,31 @@ struct ToManyStateTests {
         state.add(Self.id(7))
         #expect(Array(state.added) == [Self.id(7)], "after the save only new additions count")
     }
+
+    @Test("loading members builds the same set whether or not the stored keys strictly increase")
+    func loadingChecksOnlyWhatItMust() {
+        let ascending = (1...40).map { Self.id(Int64($0)) }
+        #expect(ToManyState.strictlyIncreasing(ascending))
+        var state = ToManyState.fault
+        state.load(stored: ascending)
+        #expect(state.members.map(Array.init) == ascending)
+        #expect(state.members?.contains(Self.id(40)) == true, "found through the set's hash table (over 16 members)")
+        #expect(state.members?.contains(Self.id(41)) == false)
+
+        // A damaged or ordered list: duplicates and descents are checked, never trusted.
+        let repeated = ascending + [Self.id(3), Self.id(2)]
+        #expect(!ToManyState.strictlyIncreasing(repeated))
+        #expect(!ToManyState.strictlyIncreasing([Self.id(5), Self.id(5)]), "equal keys do not increase")
+        var damaged = ToManyState.fault
+        damaged.load(stored: repeated)
+        #expect(damaged.members?.count == 40, "each member once")
+        #expect(damaged.members.map(Array.init) == ascending)
+
+        // Changes recorded on the fault are replayed on top of the stored members.
+        var changed = ToManyState.fault
+        changed.add(Self.id(100))
+        changed.remove(Self.id(1))
+        changed.load(stored: ascending)
+        #expect(changed.members.map(Array.init) == Array(ascending.dropFirst()) + [Self.id(100)])
+    }
 }

@@ -67,10 +67,24 @@ struct ToManyState {
 
     /// Installs what the store holds, replaying recorded changes on top.
     mutating func load(stored: [ObjectID]) {
-        var result = OrderedSet(stored)
+        // Stores list an unordered relationship's members by key, and keys that strictly
+        // increase are distinct: the set is then built without looking for duplicates. Any
+        // other list (an ordered relationship's, or a damaged store's) is checked as it is
+        // built, so a duplicate can never corrupt the set.
+        var result = Self.strictlyIncreasing(stored) ? OrderedSet(uncheckedUniqueElements: stored) : OrderedSet(stored)
         for id in removed { result.remove(id) }
         for id in added { result.append(id) }
         members = result
+    }
+
+    /// Whether `ids` are permanent and their keys strictly increase (so no two are equal).
+    static func strictlyIncreasing(_ ids: [ObjectID]) -> Bool {
+        var previous = Int64.min
+        for id in ids {
+            guard !id.isTemporary, id.value > previous else { return false }
+            previous = id.value
+        }
+        return true
     }
 
     /// Adds `id` at the end (or at `index`); returns false if it was already a member.
