@@ -19,8 +19,8 @@ extension LMDBStore {
         guard steps.count == 2, let relationship = request.entity.relationship(named: steps[0]), !relationship.isToMany,
               let index = inverseIndexes[ObjectIdentifier(relationship)], !LMDBLayout.keepsList(index.inverse),
               let root = model.entity(named: request.entity.rootName), let rowsDBI = handles.rows[root.name] else { return declined }
-        let owners = model.destination(of: relationship)
-        guard let ownersDBI = handles.rows[owners.rootName], let keyAttribute = owners.attribute(named: steps[1]), !keyAttribute.isTransient else { return declined }
+        let destination = model.destination(of: relationship)
+        guard let ownersDBI = handles.rows[destination.rootName], let keyAttribute = destination.attribute(named: steps[1]), !keyAttribute.isTransient else { return declined }
         // Every row of the table must be one the request counts.
         let requested = layout.codes(of: request)
         guard EntityCodes(root.hierarchyNames.compactMap { layout.codes[$0] }).isSubset(of: requested) else { return declined }
@@ -28,7 +28,10 @@ extension LMDBStore {
         var groups: [(key: AttributeValue, count: Int, first: Int64)] = []
         var positions: [AttributeValue: Int] = [:]
         // At most one group per owner: sized once instead of rehashed at each doubling.
-        positions.reserveCapacity(try txn.entries(ownersDBI))
+        // (The groups too: grown by doublings, they were copied ten times for 1,000 owners.)
+        let owners = try txn.entries(ownersDBI)
+        positions.reserveCapacity(owners)
+        groups.reserveCapacity(owners)
         var members = 0
         // The key's slot per owner entity, found by name once per entity, not once per owner;
         // the last one is checked first (owners are usually of one entity: no hashing).
