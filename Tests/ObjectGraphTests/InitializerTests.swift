@@ -36,12 +36,19 @@ struct InitializerTests {
             #expect(stamp.isInserted)
             #expect(stamp.managedObjectContext === context)
             stamp.label = "first"
+            // Many objects through the override: an override that took its context with the
+            // wrong ownership released it once per object, freeing it while in use (a crash
+            // here, not an expectation).
+            for number in 1...50 {
+                Stamp(context: context).label = "extra \(number)"
+            }
             try context.save()
+            #expect(try context.count(for: FetchRequest<Stamp>()) == 51)
             return stamp.objectID
         }
         let reader = container.newBackgroundContext()
         try reader.performAndWait {
-            let fetched = try reader.fetch(FetchRequest<Stamp>())
+            let fetched = try reader.fetch(FetchRequest<Stamp>(predicate: .key("label") == "first"))
             #expect(fetched.count == 1)
             let stamp = try #require(fetched.first)
             #expect(stamp.objectID == id)
