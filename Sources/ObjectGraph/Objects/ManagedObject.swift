@@ -128,10 +128,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         let toManyCount = entity.toManyRelationships.count
         self.toManyStates = toManyCount == 0 ? [] : Array(repeating: .fault, count: toManyCount)
         self.entity = entity
-        do { try context?.insert(self) } catch {
-            // Reached only for an abstract entity or a context used off its queue: both
-            // programming errors in the calling code, so stop with the reason.
-            Self.trap("cannot insert \(self.entity.name): \(error)")
+        if let context {
+            do { try context.insert(self) } catch {
+                // Reached only for an abstract entity or a context used off its queue: both
+                // programming errors in the calling code, so stop with the reason.
+                Self.trap("cannot insert \(self.entity.name): \(error)")
+            }
         }
     }
 
