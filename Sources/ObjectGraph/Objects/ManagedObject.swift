@@ -115,12 +115,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
     /// it, without a context, to create faults.
-    ///
-    /// (The context is taken owned, as initializers take their arguments. Taking it `__shared`
-    /// saved a retain and a release per object, 2% of inserting, but a subclass overriding this
-    /// initializer without `__shared` — as anyone would write it — then released the context
-    /// once too often: see `InitializerTests`.)
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        // The context is taken owned, as initializers take their arguments. Taking it
+        // `__shared` saved a retain and a release per object (2% of inserting), but a subclass
+        // overriding this initializer without `__shared`, as anyone would write it, then
+        // released the context once too often (see InitializerTests).
+        //
         // Everything read from `entity` first: storing it is then its last use, which moves the
         // caller's reference in (a use after the store made the compiler retain it once more
         // and release the parameter at the end — two atomic updates per object made).
