@@ -1,5 +1,5 @@
 import Foundation
-import ObjectGraph
+@testable import ObjectGraph
 import ObjectGraphInMemory
 import Testing
 
@@ -146,6 +146,29 @@ struct DictionaryFetchTests {
             request.havingPredicate = nil
             request.sortKeys = [SortKey("amount")]
             #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
+            request.sortKeys = []
+            request.propertiesToGroupBy = []
+            request.propertiesToFetch = [.key("product"), .key("amount", as: "product")]
+            let twice = #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
+            #expect(twice?.key == "product")
+        }
+    }
+
+    @Test("rows of one result share their column names; columns that are not the store's keys and aggregates in order are picked")
+    func sharedColumns() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Sale", sortKeys: [SortKey("product")])
+            // Aggregate first, then the key: not the store's order (keys, then aggregates).
+            request.propertiesToFetch = [.count(as: "n"), .key("product"), .maximum("units", as: "most")]
+            request.propertiesToGroupBy = ["product"]
+            let rows = try context.fetchDictionaries(request)
+            #expect(rows == [["product": "apple", "n": .integer(2), "most": .integer(2)],
+                             ["product": "pear", "n": .integer(2), "most": .integer(3)],
+                             ["product": "plum", "n": .integer(1), "most": .integer(1)]])
+            #expect(rows.map(\.keys) == Array(repeating: ["n", "product", "most"], count: 3))
+            #expect(rows.allSatisfy { $0.columns === rows[0].columns })
+            #expect(rows[1].map(\.value) == [.integer(2), .string("pear"), .integer(3)])
         }
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 /// `dictionaryResultType`, defined once here over the same matching objects as `fetch`, so
 /// every store gives the same rows.
 extension ManagedObjectContext {
-    /// One row of a dictionary fetch: column name → value (`.null` for none).
-    public typealias FetchedRow = [String: AttributeValue]
+    /// One row of a dictionary fetch (see ``ObjectGraph/FetchedRow``).
+    public typealias FetchedRow = ObjectGraph.FetchedRow
 
     /// The rows of `request` as dictionaries of ``FetchRequest/propertiesToFetch`` columns.
     ///
@@ -21,6 +21,11 @@ extension ManagedObjectContext {
             throw ObjectGraphError(.invalidFetch, "a dictionary fetch of \(entity.name) needs propertiesToFetch")
         }
         let columns = try request.propertiesToFetch.map { try ResolvedColumn($0, entity: entity, model: model) }
+        var names = Set<String>()
+        for column in columns where !names.insert(column.property.name).inserted {
+            throw ObjectGraphError(.invalidFetch, key: column.property.name, "two columns of the dictionary fetch of \(entity.name) are named '\(column.property.name)'; give one another name with as:")
+        }
+        let shared = FetchedRow.Columns(columns.map(\.property.name))
         let groupBy = try request.propertiesToGroupBy.map { try ResolvedKeyPath.resolve($0, from: entity, in: model) }
         let hasAggregates = columns.contains { $0.isAggregate }
         if !groupBy.isEmpty {
@@ -31,10 +36,10 @@ extension ManagedObjectContext {
             }
         }
         var rows: [FetchedRow]
-        if let grouped = try storeGroups(request, entity: entity, columns: columns) {
+        if let grouped = try storeGroups(request, entity: entity, columns: columns, shared: shared) {
             rows = grouped
         } else {
-            rows = try groupsFromObjects(request, columns: columns, groupBy: groupBy, hasAggregates: hasAggregates)
+            rows = try groupsFromObjects(request, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
         }
         if let having = request.havingPredicate {
             rows = try rows.filter { try RowPredicate.evaluate(having, on: $0) }
@@ -63,7 +68,7 @@ extension ManagedObjectContext {
     }
 
     /// The groups computed here, from the matching objects (pending changes included).
-    private func groupsFromObjects<T: ManagedObject>(_ request: FetchRequest<T>, columns: [ResolvedColumn], groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
+    private func groupsFromObjects<T: ManagedObject>(_ request: FetchRequest<T>, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
         var matching = request
         matching.fetchOffset = 0
         matching.fetchLimit = 0
@@ -76,17 +81,14 @@ extension ManagedObjectContext {
         var rows: [FetchedRow] = []
         if groupBy.isEmpty && !hasAggregates {
             for object in objects {
-                var row = FetchedRow()
-                for column in columns { row[column.property.name] = try column.value(of: object, evaluator) }
-                rows.append(row)
+                rows.append(FetchedRow(columns: shared, values: try columns.map { try $0.value(of: object, evaluator) }))
             }
         } else {
             for (key, members) in try RowGrouping.group(objects, by: groupBy, evaluator) {
-                var row = FetchedRow()
-                for column in columns {
-                    row[column.property.name] = try column.aggregate(over: members, evaluator, groupKey: key, groupBy: request.propertiesToGroupBy)
+                let values = try columns.map {
+                    try $0.aggregate(over: members, evaluator, groupKey: key, groupBy: request.propertiesToGroupBy)
                 }
-                rows.append(row)
+                rows.append(FetchedRow(columns: shared, values: values))
             }
         }
         return rows
@@ -94,7 +96,7 @@ extension ManagedObjectContext {
 
     /// The groups computed from stored rows (by the store natively when it can, else by the
     /// coordinator from row snapshots), when no unsaved change could alter them; `nil` otherwise.
-    private func storeGroups<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn]) throws -> [FetchedRow]? {
+    private func storeGroups<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn], shared: FetchedRow.Columns) throws -> [FetchedRow]? {
         guard !request.propertiesToGroupBy.isEmpty || columns.contains(where: \.isAggregate) else { return nil }
         try processPendingChanges()
         if request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) { return nil }
@@ -123,26 +125,38 @@ extension ManagedObjectContext {
         statisticsStorage.storeRoundTrips += 1
         let groups = try coordinator.groups(storeRequest)
         let keyCount = request.propertiesToGroupBy.count
-        // Every row has the same keys: each is a copy of one template row with its values
-        // replaced through the template's indexes (valid in a copy, and replacing a value
-        // moves no entry), so no row hashes a key — hashing each column's name into each
-        // row, and copying the resolved columns to read their names, were a third of the
-        // context's part of a 1,000-group answer (perf).
-        var template = FetchedRow(minimumCapacity: columns.count)
-        for column in columns { template[column.property.name] = .null }
-        let slots = columns.map { template.index(forKey: $0.property.name)! }
-        return groups.map { values in
-            var row = template
-            for position in sources.indices {
-                switch sources[position] {
-                case .key(let index): row.values[slots[position]] = values[index]
-                case .aggregate(let index):
-                    var value = values[keyCount + index]
-                    if value.isNull, case .function(let function, _) = aggregates[index] { value = function.apply([]) }
-                    row.values[slots[position]] = value
+        // The store's values are the group keys, then the aggregates. When the columns are
+        // exactly those, in that order, each group's array becomes its row as it is (no copy);
+        // otherwise each row picks its columns' values out of it.
+        let inStoreOrder = sources.count == keyCount + aggregates.count && sources.indices.allSatisfy { position in
+            switch sources[position] {
+            case .key(let index): return index == position
+            case .aggregate(let index): return keyCount + index == position
+            }
+        }
+        // An aggregate function over no values (a group whose members all lack the value)
+        // gives the shared function's answer for nothing, as the in-memory path does.
+        func filled(_ value: AttributeValue, aggregate index: Int) -> AttributeValue {
+            if value.isNull, case .function(let function, _) = aggregates[index] { return function.apply([]) }
+            return value
+        }
+        return groups.map { group in
+            if inStoreOrder && group.count == sources.count {
+                var values = group
+                for index in aggregates.indices where values[keyCount + index].isNull {
+                    values[keyCount + index] = filled(values[keyCount + index], aggregate: index)
+                }
+                return FetchedRow(columns: shared, values: values)
+            }
+            var values: [AttributeValue] = []
+            values.reserveCapacity(sources.count)
+            for source in sources {
+                switch source {
+                case .key(let index): values.append(group[index])
+                case .aggregate(let index): values.append(filled(group[keyCount + index], aggregate: index))
                 }
             }
-            return row
+            return FetchedRow(columns: shared, values: values)
         }
     }
 }
