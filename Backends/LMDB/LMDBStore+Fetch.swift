@@ -101,6 +101,24 @@ extension LMDBStore {
             let entries = try txn.entries(rowsDBI)
             if wantsRows { rows.reserveCapacity(entries) } else { ids.reserveCapacity(entries) }
         }
+        // Every row of an unfiltered row fetch is in the answer: decoded straight into runs
+        // whose values share one array (see RowRun).
+        if wantsRows && !filtered && limit == nil && toSkip == 0 {
+            var run = RowRun()
+            try txn.withCursor(rowsDBI) { cursor in
+                var entry = try cursor.move(MDB_FIRST)
+                while let current = entry {
+                    entry = try cursor.move(MDB_NEXT)
+                    guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                    let pk = try PrimaryKeyBytes.decode(current.key)
+                    do { try codec.decode(current.value, primaryKey: pk, into: &run, &rows) } catch {
+                        throw StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
+                    }
+                }
+            }
+            run.flush(into: &rows)
+            return StoreFetchResult(snapshots: rows, applied: .all)
+        }
         try txn.withCursor(rowsDBI) { cursor in
             var entry = try cursor.move(MDB_FIRST)
             while let current = entry, limit.map({ max(ids.count, rows.count) < $0 }) ?? true {

@@ -207,7 +207,7 @@ extension LMDBStore {
         guard let bytes = try rows.position(MDB_SET_KEY, primaryKey: pk)?.value, codec.entityCode(of: bytes) == route.code else { return }
         // The old values matter only for index entries; the to-ones for the holders (a fifth of
         // deleting a row was decoding values nobody read, perf).
-        let oldAttributes: [AttributeValue]
+        let oldAttributes: AttributeValues
         let oldToOne: ToOneValues
         do {
             if route.indexes.isEmpty {

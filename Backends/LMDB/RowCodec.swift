@@ -126,7 +126,32 @@ struct RowCodec {
         return Int64(bitPattern: try reader.u64())
     }
 
+    /// Decodes a row, its values in an array of its own.
     func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64) throws -> RowSnapshot {
+        var attributes: [AttributeValue] = []
+        let row = try decodeRow(bytes, primaryKey: primaryKey) { reader, count in
+            attributes.reserveCapacity(count)
+            for _ in 0..<count { attributes.append(try Self.read(&reader)) }
+        }
+        return RowSnapshot(objectID: row.objectID, version: row.version, attributes: attributes, toOne: row.toOne)
+    }
+
+    /// Decodes a row into `run` (see ``ObjectGraph/RowRun``), which hands it to `rows` with
+    /// its run. A damaged row throws midway, leaving part of it in `run`: the caller's whole
+    /// answer is then abandoned.
+    func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64, into run: inout RowRun, _ rows: inout [RowSnapshot]) throws {
+        let row = try decodeRow(bytes, primaryKey: primaryKey) { reader, count in
+            for _ in 0..<count { run.appendValue(try Self.read(&reader)) }
+        }
+        run.endRow(objectID: row.objectID, version: row.version, toOne: row.toOne, into: &rows)
+    }
+
+    /// A row's header and to-ones, its attribute values read by `values` (given the reader at
+    /// the first value and their count, which the entity's shape has checked).
+    @inline(__always)
+    private func decodeRow(
+        _ bytes: UnsafeRawBufferPointer, primaryKey: Int64, values: (inout ByteReader, Int) throws -> Void
+    ) throws -> (objectID: ObjectID, version: Int64, toOne: ToOneValues) {
         var reader = ByteReader(bytes)
         guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
         let code = try reader.u16()
@@ -135,17 +160,13 @@ struct RowCodec {
         let version = Int64(bitPattern: try reader.u64())
         let attributeCount = Int(try reader.u16())
         guard attributeCount == shape.attributes else { throw ByteReader.Truncated() }
-        var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(attributeCount)
-        for _ in 0..<attributeCount { attributes.append(try Self.read(&reader)) }
+        try values(&reader, attributeCount)
         let toOneCount = Int(try reader.u16())
         guard toOneCount == shape.toOne else { throw ByteReader.Truncated() }
         var toOne = ToOneValues()
         toOne.reserveCapacity(toOneCount)
         for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
-        return RowSnapshot(
-            objectID: namespace.objectID(primaryKey: primaryKey),
-            version: version, attributes: attributes, toOne: toOne)
+        return (namespace.objectID(primaryKey: primaryKey), version, toOne)
     }
 
     /// The entity code and one attribute of a row, the values before it skipped, not decoded:

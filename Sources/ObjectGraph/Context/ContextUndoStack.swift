@@ -93,7 +93,7 @@ final class UndoGroup {
 struct ObjectState {
     var inContext: Bool
     var objectID: ObjectID
-    var attributeValues: [AttributeValue]
+    var attributeValues: AttributeValues
     var toOneValues: ToOneValues
     var toManyStates: [ToManyState]
     var committedSnapshot: RowSnapshot?

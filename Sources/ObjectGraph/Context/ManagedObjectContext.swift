@@ -342,7 +342,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let isNew = object.contextStorage == nil && object.objectID.isTemporary
         noteUndoableChange(object)
         object.contextStorage = self
-        object.attributeValues = entity.defaultValues
+        object.attributeValues = AttributeValues(entity.defaultValues)
         object.toOneValues = ToOneValues(repeating: nil, count: entity.toOneRelationships.count)
         // (Not `Array(repeating:count: 0)` for an entity without to-manys: that still copied
         // the `.inserted` state in and destroyed it, five reference counts each way per object.)

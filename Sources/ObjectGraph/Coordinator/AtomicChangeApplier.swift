@@ -20,13 +20,13 @@ struct AtomicChangeApplier {
                 throw StoreError(.backend, "cannot insert \(snapshot.objectID): a row with that key exists")
             }
             contents.tables[root, default: [:]][pk] = StoredRow(
-                entityName: entity.name, version: snapshot.version, attributes: snapshot.attributes,
+                entityName: entity.name, version: snapshot.version, attributes: snapshot.attributes.array,
                 toOne: snapshot.toOne.array, toMany: Array(repeating: [], count: entity.toManyRelationships.count))
             if pk >= contents.nextPrimaryKey[root] ?? 1 { contents.nextPrimaryKey[root] = pk + 1 }
         }
         for update in changes.updated {
             let (root, pk, _) = try locate(update.values.objectID)
-            contents.tables[root]![pk]!.attributes = update.values.attributes
+            contents.tables[root]![pk]!.attributes = update.values.attributes.array
             contents.tables[root]![pk]!.toOne = update.values.toOne.array
             contents.tables[root]![pk]!.version = update.values.version
         }

@@ -9,17 +9,25 @@ public struct RowSnapshot: Sendable, Hashable {
     public var objectID: ObjectID
     /// The optimistic-lock version: 1 after insert, +1 at each stored update.
     public var version: Int64
-    /// Attribute values by slot.
-    public var attributes: [AttributeValue]
+    /// Attribute values by slot (possibly a stretch of an array shared with other rows of
+    /// one answer, see ``AttributeValues``).
+    public var attributes: AttributeValues
     /// To-one destinations by slot (`nil` for none).
     public var toOne: ToOneValues
 
     /// Creates a snapshot.
-    public init(objectID: ObjectID, version: Int64, attributes: [AttributeValue], toOne: ToOneValues) {
+    @inlinable
+    public init(objectID: ObjectID, version: Int64, attributes: AttributeValues, toOne: ToOneValues) {
         self.objectID = objectID
         self.version = version
         self.attributes = attributes
         self.toOne = toOne
+    }
+
+    /// Creates a snapshot of an array of values.
+    @inlinable
+    public init(objectID: ObjectID, version: Int64, attributes: [AttributeValue], toOne: ToOneValues) {
+        self.init(objectID: objectID, version: version, attributes: AttributeValues(attributes), toOne: toOne)
     }
 }
 

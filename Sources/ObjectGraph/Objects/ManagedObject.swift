@@ -76,7 +76,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // Values, indexed by slot; empty while the object is a fault. Every change goes through
     // `attributeValues` and `toOneValues`, whose `_modify` keeps the committed row first.
-    @exclusivity(unchecked) private var attributeStorage: [AttributeValue] = []
+    @exclusivity(unchecked) private var attributeStorage = AttributeValues()
     @exclusivity(unchecked) private var toOneStorage = ToOneValues()
     @exclusivity(unchecked) var toManyStates: [ToManyState]
     /// The committed row, when it is not the current values (see ``committedSnapshot``);
@@ -211,7 +211,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: Values and the committed row
 
     /// Attribute values by slot; empty while the object is a fault.
-    final var attributeValues: [AttributeValue] {
+    final var attributeValues: AttributeValues {
         _read { yield attributeStorage }
         _modify {
             keepCommittedRow()
@@ -251,7 +251,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// save sent the values as they are), only its version is kept, as for a fetched object.
     final func adoptCommitted(_ row: consuming RowSnapshot) {
         let same = row.objectID == objectID
-            && Self.sameBuffer(row.attributes, attributeStorage) && row.toOne == toOneStorage
+            && row.attributes.isSameStorage(as: attributeStorage) && row.toOne == toOneStorage
         if same {
             cleanVersion = row.version
             committedBox = nil
@@ -259,12 +259,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             committedBox = CommittedRow(consume row)
             cleanVersion = -1
         }
-    }
-
-    /// Whether two arrays share one buffer (and so hold the same values).
-    @inline(__always)
-    private static func sameBuffer<Element>(_ a: [Element], _ b: [Element]) -> Bool {
-        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress && x.count == y.count } }
     }
 
     /// The version of ``committedSnapshot``, without building the row.
