@@ -15,29 +15,30 @@ public struct RowRun {
     /// most 31 other rows' values with it.
     public static let length = 32
 
-    private var values: [AttributeValue] = []
+    @usableFromInline var values: [AttributeValue] = []
     /// Where each row of the current run starts in `values`.
-    private var starts: [Int32] = []
+    @usableFromInline var starts: [Int32] = []
     /// The position in the answer of the current run's first row.
-    private var firstRow = 0
+    @usableFromInline var firstRow = 0
     /// Values to make room for at a run's first value: a guess until a run has been read,
     /// then the last run's size.
-    private var capacity = RowRun.length * 4
-    private var rowStart: Int32 = 0
+    @usableFromInline var capacity = RowRun.length * 4
+    @usableFromInline var rowStart: Int32 = 0
 
     /// An empty run.
     public init() {}
 
-    /// Appends the next value of the row being read.
-    @inline(__always)
-    public mutating func appendValue(_ value: AttributeValue) {
+    /// Appends the next value of the row being read. (Taken owned and inlined into the
+    /// store: borrowed, each string was retained into the run and released by the caller.)
+    @inlinable
+    public mutating func appendValue(_ value: consuming AttributeValue) {
         if values.capacity == 0 { values.reserveCapacity(capacity) }
         values.append(value)
     }
 
     /// Ends the row being read (its values are those appended since the last row ended):
     /// appends it to `rows`, giving the run's rows their values when the run is full.
-    @inline(__always)
+    @inlinable
     public mutating func endRow(objectID: ObjectID, version: Int64, toOne: ToOneValues, into rows: inout [RowSnapshot]) {
         if starts.isEmpty {
             if starts.capacity == 0 { starts.reserveCapacity(Self.length) }
