@@ -59,15 +59,48 @@ public struct ObjectsDidChange {
 }
 
 /// What a save wrote, by object ID.
+///
+/// The IDs are kept as the save lists them (``insertedIDs``, ``updatedIDs``, ``deletedIDs``,
+/// each without repeats), and the sets are built when read: a save of 100,000 new objects
+/// that nobody observes no longer hashes 100,000 IDs into a set for its notification. Read a
+/// set once and keep it when it is needed more than once.
 public struct ContextDidSave: Sendable, Hashable {
     /// The `userInfo` key.
     public static let key = "changes"
+    /// IDs of inserted objects (permanent), in save order.
+    public let insertedIDs: [ObjectID]
+    /// IDs of updated objects, in save order.
+    public let updatedIDs: [ObjectID]
+    /// IDs of deleted objects, in save order.
+    public let deletedIDs: [ObjectID]
+
+    /// A save's IDs; each list must hold an ID at most once.
+    init(insertedIDs: [ObjectID], updatedIDs: [ObjectID], deletedIDs: [ObjectID]) {
+        self.insertedIDs = insertedIDs
+        self.updatedIDs = updatedIDs
+        self.deletedIDs = deletedIDs
+    }
+
     /// IDs of inserted objects (permanent).
-    public var inserted: Set<ObjectID>
+    public var inserted: Set<ObjectID> { Set(insertedIDs) }
     /// IDs of updated objects.
-    public var updated: Set<ObjectID>
+    public var updated: Set<ObjectID> { Set(updatedIDs) }
     /// IDs of deleted objects.
-    public var deleted: Set<ObjectID>
+    public var deleted: Set<ObjectID> { Set(deletedIDs) }
+
+    /// Equal when the same IDs were inserted, updated and deleted, in whatever order.
+    public static func == (lhs: ContextDidSave, rhs: ContextDidSave) -> Bool {
+        lhs.insertedIDs.count == rhs.insertedIDs.count && lhs.updatedIDs.count == rhs.updatedIDs.count
+            && lhs.deletedIDs.count == rhs.deletedIDs.count
+            && lhs.inserted == rhs.inserted && lhs.updated == rhs.updated && lhs.deleted == rhs.deleted
+    }
+
+    /// Hashes the three sets, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(inserted)
+        hasher.combine(updated)
+        hasher.combine(deleted)
+    }
 }
 
 /// Objects touched since the last objects-did-change notification.

@@ -37,8 +37,8 @@ extension ManagedObjectContext {
     public func mergeChanges(fromContextDidSave changes: ContextDidSave) throws {
         try checkQueue("mergeChanges(fromContextDidSave:)")
         var invalidated: Set<ManagedObject> = []
-        if !changes.deleted.isEmpty {
-            for id in changes.deleted {
+        if !changes.deletedIDs.isEmpty {
+            for id in changes.deletedIDs {
                 coordinator.rowCache.remove(id)
                 if let object = registeredLive(id) { invalidated.insert(object) }
             }
@@ -47,7 +47,7 @@ extension ManagedObjectContext {
         var refreshed: Set<ManagedObject> = []
         defer { postMerged(refreshed: refreshed, invalidated: invalidated) }
         var stale: [ManagedObject] = []
-        for id in changes.updated {
+        for id in changes.updatedIDs {
             guard let object = registeredLive(id), object.belongs(to: self), !object.isDeletedStorage else { continue }
             if object.isFaultStorage {
                 for slot in object.toManyStates.indices { object.toManyStates[slot].members = nil }

@@ -200,8 +200,10 @@ extension ManagedObjectContext {
     /// Makes a landed save the objects' committed state. The rows move out of `changes` into
     /// the objects (a copy retained each row's arrays, whose memory is cold by now).
     func commitSave(_ changes: inout StoreChangeSet, inserted: [ManagedObject], updated: [ManagedObject], deleted deletedObjects: [ManagedObject]) {
-        var saved = ContextDidSave(inserted: [], updated: [], deleted: [])
-        saved.inserted.reserveCapacity(changes.inserted.count)
+        var insertedIDs: [ObjectID] = []
+        var updatedIDs: [ObjectID] = []
+        insertedIDs.reserveCapacity(inserted.count)
+        updatedIDs.reserveCapacity(updated.count)
         // Inserted rows are in the order of the inserted objects; updated rows follow the
         // updated objects in order, skipping those without stored changes, so a cursor pairs
         // them (a dictionary of 10,000 rows cost a twentieth of an update, measured). Rows the
@@ -228,7 +230,7 @@ extension ManagedObjectContext {
             } else {
                 unpaired.append(object)
             }
-            saved.inserted.insert(object.objectID)
+            insertedIDs.append(object.objectID)
             commit(object)
         }
         for object in updated {
@@ -238,7 +240,7 @@ extension ManagedObjectContext {
             } else {
                 unpaired.append(object)
             }
-            saved.updated.insert(object.objectID)
+            updatedIDs.append(object.objectID)
             commit(object)
         }
         if nextUpdate < changes.updated.count && !unpaired.isEmpty {
@@ -248,11 +250,9 @@ extension ManagedObjectContext {
         // `deletedObjects` is the save's ordered copy of `deletedStorage` (copying the
         // dictionary's values again walked it in hash order).
         assert(deletedObjects.count == deletedStorage.count)
-        saved.deleted.reserveCapacity(deletedObjects.count)
         var deletedIDs: [ObjectID] = []
         deletedIDs.reserveCapacity(deletedObjects.count)
         deletedObjects.forEachUnretained { object in
-            saved.deleted.insert(object.objectID)
             deletedIDs.append(object.objectID)
             object.contextStorage = nil
             object.isInaccessibleStorage = true
@@ -278,6 +278,7 @@ extension ManagedObjectContext {
             object.didSave()
             object.isDeletedStorage = false
         }
+        let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
         NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
     }
 
