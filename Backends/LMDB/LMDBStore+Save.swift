@@ -65,7 +65,7 @@ extension LMDBStore {
         }
         // Rows inserted above exist without looking them up (a bulk insert's memberships name
         // 100,000 of them: one B-tree lookup each, a tenth of the save).
-        let insertedHere = changes.toMany.isEmpty ? [] : Set(changes.inserted.map(\.objectID))
+        let insertedHere = changes.toMany.isEmpty ? InsertedKeys() : InsertedKeys(changes.inserted)
         for change in changes.toMany where !change.relationship.isTransient {
             guard let (rows, pk, _) = locate(change.source) else { continue }
             guard try insertedHere.contains(change.source) || txn.get(rows, primaryKey: pk) != nil else { continue }
@@ -138,13 +138,13 @@ extension LMDBStore {
 
     /// Whether a member may be added: its row exists, or it belongs to another store (which
     /// this one cannot check).
-    private func isStoredHere(_ id: ObjectID, insertedHere: Set<ObjectID>, _ txn: LMDBTransaction) throws -> Bool {
+    private func isStoredHere(_ id: ObjectID, insertedHere: InsertedKeys, _ txn: LMDBTransaction) throws -> Bool {
         if insertedHere.contains(id) { return true }
         if id.storeIdentifier != identifier { return true }
         return try exists(id, in: txn)
     }
 
-    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: Set<ObjectID>, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
+    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: InsertedKeys, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
         let relationship = change.relationship
         guard let dbi = handles.members(of: relationship) else { return }
         let owners = handles.owners(of: relationship)
@@ -237,7 +237,7 @@ extension LMDBStore {
                 guard let owningEntity = reaching.owningEntity, !alsoDeleted.contains(holder),
                       model.entity(for: holder)?.isKind(of: owningEntity) == true, let holderKey = holder.primaryKey else { return }
                 let change = ToManyChange(source: holder, relationship: relationship, added: [], removed: [id], order: nil)
-                try applyMembership(change, sourceKey: holderKey, insertedHere: [], txn, &cursors)
+                try applyMembership(change, sourceKey: holderKey, insertedHere: InsertedKeys(), txn, &cursors)
             }
             if let own = reaching.own {
                 if own.isToMany {
