@@ -63,6 +63,54 @@ struct ToManyStateTests {
         #expect(Array(state.added) == [Self.id(7)], "after the save only new additions count")
     }
 
+    @Test("members appended unhashed read, change, remap and commit exactly as members added one by one")
+    func appendedNewMembers() throws {
+        let temporary = try TemporaryIDMapTests.temporaries(6)
+        var pending = ToManyState.inserted
+        var checked = ToManyState.inserted
+        for id in temporary.prefix(4) {
+            let appended = pending.appendNew(id)
+            #expect(appended)
+            checked.add(id)
+        }
+        #expect(pending.hasChanges && pending.members == checked.members && pending.added == checked.added)
+        // Every other change first hashes the pending members in.
+        let removed = (pending.remove(temporary[1]), checked.remove(temporary[1]))
+        #expect(removed.0 && removed.1)
+        let readded = (pending.add(temporary[0]), checked.add(temporary[0]))
+        #expect(!readded.0 && !readded.1, "a pending member is a member")
+        let appended = (pending.appendNew(temporary[4]), pending.appendNew(temporary[5]))
+        #expect(appended.0 && appended.1)
+        checked.add(temporary[4])
+        checked.add(temporary[5])
+        #expect(pending.members == checked.members && pending.added == checked.added)
+        #expect(!pending.isFault && pending.removed == checked.removed)
+        let permanent = (1...6).map { Self.id(Int64($0) + 100) }
+        let map = TemporaryIDMap(temporary, to: permanent)
+        pending.remap(map)
+        checked.remap(map)
+        #expect(pending.members.map(Array.init) == [permanent[0], permanent[2], permanent[3], permanent[4], permanent[5]])
+        #expect(pending.members == checked.members && pending.added == checked.added)
+        pending.commit()
+        #expect(!pending.hasChanges && pending.members == checked.members)
+    }
+
+    @Test("a member appended twice by mistake is kept once, and appending to anything but a new object's relationship adds as usual")
+    func appendedDuplicatesAreDropped() throws {
+        let temporary = try TemporaryIDMapTests.temporaries(2)
+        var state = ToManyState.inserted
+        let appended = [state.appendNew(temporary[0]), state.appendNew(temporary[1]), state.appendNew(temporary[0])]
+        #expect(appended == [true, true, true], "appended unchecked, as the caller vouches")
+        #expect(state.members.map(Array.init) == temporary)
+        let permanent = [Self.id(201), Self.id(202)]
+        state.remap(TemporaryIDMap(temporary, to: permanent))
+        #expect(state.members.map(Array.init) == permanent)
+        var fault = ToManyState.fault
+        let recorded = [fault.appendNew(temporary[0]), fault.appendNew(temporary[0])]
+        #expect(recorded == [true, false], "recorded on a fault, checked")
+        #expect(fault.isFault && Array(fault.added) == [temporary[0]])
+    }
+
     @Test("loading members builds the same set whether or not the stored keys strictly increase")
     func loadingChecksOnlyWhatItMust() {
         let ascending = (1...40).map { Self.id(Int64($0)) }

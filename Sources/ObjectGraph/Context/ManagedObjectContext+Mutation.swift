@@ -61,7 +61,11 @@ extension ManagedObjectContext {
         guard let destination else { return }
         if relationship.inverseIsToMany {
             noteUndoableChange(destination)
-            if destination.toManyStates[inverseSlot].addMirroring(object.objectID) { markUpdated(destination) }
+            // A new object that pointed nowhere is in no set: appended unhashed (appendNew).
+            let added = old == nil && object.objectID.isTemporary
+                ? destination.toManyStates[inverseSlot].appendNew(object.objectID)
+                : destination.toManyStates[inverseSlot].addMirroring(object.objectID)
+            if added { markUpdated(destination) }
         } else {
             try fulfillFaultIfNeeded(destination)
             let inverse = model.inverse(of: relationship)!

@@ -14,6 +14,12 @@ struct ToManyState {
     /// chat's 100 messages grew two hashed sets, a tenth of inserting them, measured). Any
     /// change to the members from outside this type first gives ``added`` its own copy.
     private var addedMirrorsMembers = false
+    /// Members appended by ``appendNew(_:)`` and not yet hashed into ``storedMembers``,
+    /// which they follow in order: filling a new chat's 100 messages probed and regrew the
+    /// set at every append, a tenth of a bulk insert, while the save rebuilds the set anyway
+    /// when it gives the members their permanent IDs (``remap(_:)``). Any other use of the
+    /// members first appends them, checked (``settle()``), so a duplicate can never get in.
+    private var pending: [ObjectID] = []
     /// Members removed since the last save.
     var removed: Set<ObjectID> = []
     /// Whether an ordered relationship was reordered without a membership change.
@@ -28,9 +34,11 @@ struct ToManyState {
     /// An inserted object's relationship: empty, everything it comes to hold added.
     static let inserted = ToManyState(members: [], addedMirrorsMembers: true)
 
-    /// The current members; `nil` while the relationship is a fault.
+    /// The current members; `nil` while the relationship is a fault. (Read while appended
+    /// members are pending, the set is built with them: a read is as costly as one of the
+    /// typed to-many accessor, which builds its own set anyway.)
     var members: OrderedSet<ObjectID>? {
-        get { storedMembers }
+        get { pending.isEmpty ? storedMembers : Self.joined(storedMembers, pending) }
         set {
             separateAdded()
             storedMembers = newValue
@@ -43,8 +51,9 @@ struct ToManyState {
 
     /// Members added since the last save, in the order they were added.
     var added: OrderedSet<ObjectID> {
-        get { addedMirrorsMembers ? storedMembers ?? [] : recordedAdded }
+        get { addedMirrorsMembers ? members ?? [] : recordedAdded }
         set {
+            settle()
             addedMirrorsMembers = false
             recordedAdded = newValue
         }
@@ -54,16 +63,42 @@ struct ToManyState {
         }
     }
 
+    /// Whether no member was added since the last save (without building the set).
+    private var addedIsEmpty: Bool {
+        addedMirrorsMembers ? (storedMembers?.isEmpty ?? true) && pending.isEmpty : recordedAdded.isEmpty
+    }
+
+    /// `members` followed by `more`, each once (checked: see ``pending``).
+    private static func joined(_ members: OrderedSet<ObjectID>?, _ more: [ObjectID]) -> OrderedSet<ObjectID>? {
+        guard var members else { return nil }
+        members.reserveCapacity(members.count + more.count)
+        members.append(contentsOf: more)
+        return members
+    }
+
+    /// Hashes the pending members into the set (checked: a duplicate is dropped).
+    @inline(__always)
+    private mutating func settle() {
+        guard !pending.isEmpty else { return }
+        // In place through the optional (a copy out and back would copy every member).
+        if storedMembers != nil {
+            storedMembers!.reserveCapacity(storedMembers!.count + pending.count)
+            storedMembers!.append(contentsOf: pending)
+        }
+        pending = []
+    }
+
     /// Gives ``added`` its own set before the members change other than by `add`/`remove`.
     @inline(__always)
     private mutating func separateAdded() {
+        settle()
         guard addedMirrorsMembers else { return }
         recordedAdded = storedMembers ?? []
         addedMirrorsMembers = false
     }
 
-    var isFault: Bool { members == nil }
-    var hasChanges: Bool { !added.isEmpty || !removed.isEmpty || orderChanged }
+    var isFault: Bool { storedMembers == nil }
+    var hasChanges: Bool { !addedIsEmpty || !removed.isEmpty || orderChanged }
 
     /// Installs what the store holds, replaying recorded changes on top.
     mutating func load(stored: [ObjectID]) {
@@ -90,6 +125,7 @@ struct ToManyState {
     /// Adds `id` at the end (or at `index`); returns false if it was already a member.
     @discardableResult
     mutating func add(_ id: ObjectID, at index: Int? = nil) -> Bool {
+        settle()
         if storedMembers != nil {
             // Mutated in place through the optional: copying the set out and back would copy
             // every member on each add (quadratic for a relationship filled one by one).
@@ -116,6 +152,7 @@ struct ToManyState {
     /// Removes `id`; returns false if it was known not to be a member.
     @discardableResult
     mutating func remove(_ id: ObjectID) -> Bool {
+        settle()
         if storedMembers != nil {
             guard storedMembers!.remove(id) != nil else { return false }
         }
@@ -141,6 +178,17 @@ struct ToManyState {
         return true
     }
 
+    /// Appends `id`, which the caller knows is no member — a new object whose to-one inverse
+    /// was nil, so no set holds it — without hashing it yet (see ``pending``). Only a new
+    /// object's relationship takes it so; any other state is changed by ``add(_:at:)``.
+    /// (Were `id` a member after all, the checked appending that every other use does first
+    /// would drop the second copy.)
+    mutating func appendNew(_ id: ObjectID) -> Bool {
+        guard addedMirrorsMembers, storedMembers != nil, removed.isEmpty else { return add(id) }
+        pending.append(id)
+        return true
+    }
+
     /// Removes `id` as the inverse end of a removal the other side has just recorded: like
     /// ``remove(_:)``, but recorded even when the loaded members (maybe stale, see
     /// ``addMirroring(_:)``) do not hold `id`. Removing an absent member is a no-op.
@@ -161,10 +209,22 @@ struct ToManyState {
             OrderedSet(uncheckedUniqueElements: set.map { map[$0] ?? $0 })
         }
         if addedMirrorsMembers {
-            if let members = storedMembers, !members.isEmpty { storedMembers = swap(members) }
+            if !pending.isEmpty, let members = storedMembers {
+                // The pending members are hashed once, here, into a set sized for all of them
+                // (checked: see `pending`), instead of at each append and again here.
+                var all: [ObjectID] = []
+                all.reserveCapacity(members.count + pending.count)
+                for id in members { all.append(map[id] ?? id) }
+                for id in pending { all.append(map[id] ?? id) }
+                storedMembers = OrderedSet(all)
+                pending = []
+            } else if let members = storedMembers, !members.isEmpty {
+                storedMembers = swap(members)
+            }
             if !removed.isEmpty { removed = Set(removed.map { map[$0] ?? $0 }) }
             return
         }
+        settle()
         let addedAreAllMembers = added == members
         if let members, !members.isEmpty { self.members = swap(members) }
         // A new object's relationship: its members are exactly what was added, remapped once.
@@ -174,6 +234,7 @@ struct ToManyState {
 
     /// Forgets recorded changes after a save (the members are now what the store holds).
     mutating func commit() {
+        settle()
         added = []
         removed = []
         orderChanged = false
