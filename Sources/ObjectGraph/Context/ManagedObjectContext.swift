@@ -98,8 +98,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .mainQueue: queue = DispatchQueue.main
         }
         if concurrencyType == .mainQueue { undoStack = ContextUndoStack() }
-        link.context = self
-        link.owner = Unmanaged.passUnretained(self)
+        link.attach(self)
+    }
+
+    deinit {
+        // First: from here on the context's objects see none (see ContextLink).
+        link.detach()
     }
 
     /// The model the context's objects follow.
