@@ -123,11 +123,11 @@ extension ManagedObjectContext {
         storeRequest.limit = nil
         storeRequest.resultType = .groups(StoreGrouping(keys: request.propertiesToGroupBy, aggregates: aggregates))
         statisticsStorage.storeRoundTrips += 1
-        let groups = try coordinator.groups(storeRequest)
+        var groups = try coordinator.groups(storeRequest)
         let keyCount = request.propertiesToGroupBy.count
         // The store's values are the group keys, then the aggregates. When the columns are
-        // exactly those, in that order, each group's array becomes its row as it is (no copy);
-        // otherwise each row picks its columns' values out of it.
+        // exactly those, in that order, each group's array moves into its row as it is (no
+        // copy, no reference counting); otherwise each row picks its columns' values out of it.
         let inStoreOrder = sources.count == keyCount + aggregates.count && sources.indices.allSatisfy { position in
             switch sources[position] {
             case .key(let index): return index == position
@@ -140,24 +140,29 @@ extension ManagedObjectContext {
             if value.isNull, case .function(let function, _) = aggregates[index] { return function.apply([]) }
             return value
         }
-        return groups.map { group in
-            if inStoreOrder && group.count == sources.count {
-                var values = group
+        var rows: [FetchedRow] = []
+        rows.reserveCapacity(groups.count)
+        for position in groups.indices {
+            if inStoreOrder && groups[position].count == sources.count {
+                var values: [AttributeValue] = []
+                swap(&values, &groups[position])
                 for index in aggregates.indices where values[keyCount + index].isNull {
                     values[keyCount + index] = filled(values[keyCount + index], aggregate: index)
                 }
-                return FetchedRow(columns: shared, values: values)
+                rows.append(FetchedRow(columns: shared, values: values))
+                continue
             }
             var values: [AttributeValue] = []
             values.reserveCapacity(sources.count)
             for source in sources {
                 switch source {
-                case .key(let index): values.append(group[index])
-                case .aggregate(let index): values.append(filled(group[keyCount + index], aggregate: index))
+                case .key(let index): values.append(groups[position][index])
+                case .aggregate(let index): values.append(filled(groups[position][keyCount + index], aggregate: index))
                 }
             }
-            return FetchedRow(columns: shared, values: values)
+            rows.append(FetchedRow(columns: shared, values: values))
         }
+        return rows
     }
 }
 
