@@ -26,11 +26,10 @@ extension LMDBStore {
         guard EntityCodes(root.hierarchyNames.compactMap { layout.codes[$0] }).isSubset(of: requested) else { return declined }
 
         var groups: [(key: AttributeValue, count: Int, first: Int64)] = []
-        var positions: [AttributeValue: Int] = [:]
         // At most one group per owner: sized once instead of rehashed at each doubling.
         // (The groups too: grown by doublings, they were copied ten times for 1,000 owners.)
         let owners = try txn.entries(ownersDBI)
-        positions.reserveCapacity(owners)
+        var groupIndex = GroupIndex(capacity: owners)
         groups.reserveCapacity(owners)
         var members = 0
         // The key's slot per owner entity, found by name once per entity, not once per owner;
@@ -67,10 +66,8 @@ extension LMDBStore {
                 } catch {
                     throw StoreError(.corrupt, "the row with key \(ownerKey) in \(url.path) is damaged or of an unknown format")
                 }
-                // One probe for a new group, the common case (an owner per value): the entry is
-                // written at once and put back when the value had a group already.
-                if let position = positions.updateValue(groups.count, forKey: key) {
-                    positions[key] = position
+                // One lookup for a new group, the common case (an owner per value).
+                if let position = groupIndex.position(of: key, insertingAs: groups.count, keyAt: { groups[$0].key }) {
                     groups[position].count += count
                     groups[position].first = min(groups[position].first, first)
                 } else {
