@@ -46,4 +46,43 @@ struct ContextDidSaveTests {
             #expect(Set([first, second, first]).count == 2)
         }
     }
+
+    @Test("deletions are saved in key order however they were made, undone ones left out")
+    func deletionOrder() throws {
+        let (_, context) = try makeContext { m in
+            m.entity("Note") { e in e.attribute("text", .string) }
+        }
+        context.undoStack = ContextUndoStack()
+        try context.performAndWait {
+            var notes: [ManagedObject] = []
+            for text in ["a", "b", "c", "d", "e", "f"] {
+                let note = try context.insertObject(entityName: "Note")
+                try note.setValue(text, forKey: "text")
+                notes.append(note)
+            }
+            try context.save()
+            let ids = notes.map(\.objectID)
+            #expect(ids.map(\.primaryKey) == (1...6).map { Optional(Int64($0)) })
+            // Out of order, and one deletion undone: the log of deletions no longer matches.
+            let first = try #require(try Self.payload(of: context) {
+                context.delete(notes[4])
+                context.delete(notes[1])
+                try context.processPendingChanges()
+                context.delete(notes[3])
+                try context.processPendingChanges()
+                try context.undo()
+                context.delete(notes[5])
+                try context.save()
+            })
+            #expect(first.deletedIDs == [ids[1], ids[4], ids[5]])
+            #expect(!notes[3].isDeleted && notes[3].managedObjectContext === context)
+            // Out of order with nothing undone: taken from the log, sorted all the same.
+            let second = try #require(try Self.payload(of: context) {
+                context.delete(notes[2])
+                context.delete(notes[0])
+                try context.save()
+            })
+            #expect(second.deletedIDs == [ids[0], ids[2]])
+        }
+    }
 }

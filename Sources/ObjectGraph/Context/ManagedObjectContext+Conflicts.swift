@@ -9,7 +9,7 @@ extension ManagedObjectContext {
         var deleted = deleted
         try loadVersionsForMembershipChanges(&updated)
         // (That may drop objects deleted elsewhere, which only ever shrinks the storage.)
-        if deleted.count != deletedStorage.count { deleted = inSaveOrder(deletedStorage) }
+        if deleted.count != deletedStorage.count { deleted = deletedInSaveOrder() }
         var changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
         do {
             statisticsStorage.storeRoundTrips += 1
@@ -19,7 +19,7 @@ extension ManagedObjectContext {
             guard mergePolicy != .error else { throw MergeConflictError(conflicts: conflicts, policy: mergePolicy, underlying: error) }
             try resolve(error.conflicts)
             updated = inSaveOrder(updatedStorage)
-            deleted = inSaveOrder(deletedStorage)
+            deleted = deletedInSaveOrder()
             changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
             do {
                 statisticsStorage.storeRoundTrips += 1

@@ -34,6 +34,7 @@ extension ManagedObjectContext {
                 object.isUpdatedStorage = false
             }
             deletedStorage[object.objectID] = object
+            deletionLog.append(object)
         }
         changeLog.deleted(object)
         pendingDeletes.append(object)

@@ -18,13 +18,13 @@ extension ManagedObjectContext {
         // (Loops over copies: willSave may insert, change or delete objects.)
         for object in insertedStorage { object.willSave() }
         Array(updatedStorage.values).forEachUnretained { $0.willSave() }
-        Array(deletedStorage.values).forEachUnretained { $0.willSave() }
+        deletedInOrder().forEachUnretained { $0.willSave() }
         try processPendingChanges()
         dropReferencesToDiscardedInserts()
 
         let inserted = insertedInSaveOrder()
         let updated = inSaveOrder(updatedStorage)
-        let deleted = inSaveOrder(deletedStorage)
+        let deleted = deletedInSaveOrder()
         var validator = Validator(context: self)
         try validator.validate(changed: inserted + updated, deleted: deleted)
         if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
@@ -269,6 +269,7 @@ extension ManagedObjectContext {
         insertedStorage.removeAll()
         updatedStorage = [:]
         deletedStorage = [:]
+        deletionLog = []
         discardedInserts = [:]
         inserted.forEachUnretained { $0.didSave() }
         updated.forEachUnretained { $0.didSave() }
@@ -312,6 +313,7 @@ extension ManagedObjectContext {
         insertedStorage.removeAll()
         updatedStorage = [:]
         deletedStorage = [:]
+        deletionLog = []
         pendingDeletes = []
         discardedInserts = [:]
         changeLog.discard()
@@ -338,6 +340,7 @@ extension ManagedObjectContext {
         insertedStorage.removeAll()
         updatedStorage = [:]
         deletedStorage = [:]
+        deletionLog = []
         pendingDeletes = []
         discardedInserts = [:]
         changeLog.discard()

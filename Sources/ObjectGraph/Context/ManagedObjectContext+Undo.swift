@@ -98,6 +98,7 @@ extension ManagedObjectContext {
             discardedInserts[ObjectIdentifier(object)] = object
         } else if state.isDeleted {
             deletedStorage[object.objectID] = object
+            deletionLog.append(object)
         }
         if state.isInserted { changeLog.inserted(object) } else { changeLog.updated(object) }
     }
