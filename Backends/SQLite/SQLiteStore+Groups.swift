@@ -138,7 +138,7 @@ extension SQLiteStore {
             return declined
         }
         merged.sort { $0.first < $1.first }
-        return StoreFetchResult(groups: merged.map(\.values), applied: .predicate)
+        return StoreFetchResult(groups: merged.map { AttributeValues($0.values) }, applied: .predicate)
     }
 
     /// Two partial results of one aggregate as one; `nil` when it cannot be exact (overflow).

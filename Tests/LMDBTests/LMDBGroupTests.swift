@@ -101,6 +101,13 @@ struct LMDBGroupTests {
         #expect(groups.count == 4, "b, é (both forms), nil and a: \(groups)")
         #expect(groups.map { $0[1] }.reduce(0) { total, value in if case .integer(let n) = value { return total + n } else { return total } } == 90)
         #expect(try Self.grouped(lmdb) == Self.grouped(memory))
+        // The groups share one array of values; each row still changes alone.
+        var rows = try Self.grouped(lmdb)
+        let second = rows[1]
+        rows[0]["count"] = .integer(-1)
+        rows[0]["extra"] = .null
+        #expect(rows[1] == second && rows[0]["count"] == .integer(-1) && rows[0].count == 3)
+        #expect(try Self.grouped(lmdb)[0]["count"] != .integer(-1))
     }
 
     @Test("rows without an owner, predicates and other aggregates are declined and grouped by the shared layer")

@@ -144,7 +144,7 @@ extension ManagedObjectContext {
         rows.reserveCapacity(groups.count)
         for position in groups.indices {
             if inStoreOrder && groups[position].count == sources.count {
-                var values: [AttributeValue] = []
+                var values = AttributeValues()
                 swap(&values, &groups[position])
                 for index in aggregates.indices where values[keyCount + index].isNull {
                     values[keyCount + index] = filled(values[keyCount + index], aggregate: index)

@@ -5,7 +5,7 @@
 extension PersistentStoreCoordinator {
     /// The groups of `request` (whose result type is `.groups`): one array per group, keys then
     /// aggregates, groups in order of their first member by primary key.
-    func groups(_ request: StoreFetchRequest) throws -> [[AttributeValue]] {
+    func groups(_ request: StoreFetchRequest) throws -> [AttributeValues] {
         guard case .groups(let grouping) = request.resultType else {
             throw ObjectGraphError(.invalidFetch, "a grouped fetch of \(request.entity.name) without a grouping")
         }
@@ -20,7 +20,7 @@ extension PersistentStoreCoordinator {
 
     /// The shared definition of grouping (``RowGrouping``) over row snapshots, aggregates with
     /// ``AggregateFunction/apply(_:)``.
-    private func groupsFromRows(_ request: StoreFetchRequest, _ grouping: StoreGrouping) throws -> [[AttributeValue]] {
+    private func groupsFromRows(_ request: StoreFetchRequest, _ grouping: StoreGrouping) throws -> [AttributeValues] {
         var rowsRequest = request
         rowsRequest.resultType = .snapshots
         rowsRequest.sortKeys = []
@@ -39,10 +39,10 @@ extension PersistentStoreCoordinator {
             return (function, try ResolvedKeyPath.resolve(keyPath, from: request.entity, in: model))
         }
         return try RowGrouping.group(answer.rows, by: keys, evaluator).map { key, members in
-            try key + functions.map { function in
+            AttributeValues(try key + functions.map { function in
                 guard let (aggregate, path) = function else { return .integer(Int64(members.count)) }
                 return aggregate.apply(try members.map { try evaluator.sortValue(path, of: $0) })
-            }
+            })
         }
     }
 }

@@ -110,12 +110,12 @@ public struct StoreFetchResult: Sendable {
     public var count: Int
     /// The groups (for ``StoreFetchRequest/ResultType/groups(_:)``); `nil` when the store
     /// declined this grouping.
-    public var groups: [[AttributeValue]]?
+    public var groups: [AttributeValues]?
     /// What the store carried out.
     public var applied: Applied
 
     /// Creates a result.
-    public init(objectIDs: [ObjectID] = [], snapshots: [RowSnapshot] = [], count: Int = 0, groups: [[AttributeValue]]? = nil, applied: Applied) {
+    public init(objectIDs: [ObjectID] = [], snapshots: [RowSnapshot] = [], count: Int = 0, groups: [AttributeValues]? = nil, applied: Applied) {
         self.objectIDs = objectIDs
         self.snapshots = snapshots
         self.count = count

@@ -30,11 +30,17 @@ public struct FetchedRow: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     }
 
     let columns: Columns
-    /// The values by column position.
-    private(set) var storage: [AttributeValue]
+    /// The values by column position (possibly a stretch of an array the result's rows share,
+    /// see ``AttributeValues``).
+    private(set) var storage: AttributeValues
 
     /// A row of `columns` holding `values` in the columns' order (as many as there are columns).
     init(columns: Columns, values: [AttributeValue]) {
+        self.init(columns: columns, values: AttributeValues(values))
+    }
+
+    /// A row of `columns` holding `values` in the columns' order (as many as there are columns).
+    init(columns: Columns, values: AttributeValues) {
         precondition(values.count == columns.names.count, "a fetched row needs one value per column")
         self.columns = columns
         self.storage = values
@@ -72,10 +78,11 @@ public struct FetchedRow: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
                 if let newValue { storage[position] = newValue; return }
                 var names = columns.names
                 names.remove(at: position)
-                storage.remove(at: position)
-                self = FetchedRow(columns: Columns(names), values: storage)
+                var values = storage.array
+                values.remove(at: position)
+                self = FetchedRow(columns: Columns(names), values: values)
             } else if let newValue {
-                self = FetchedRow(columns: Columns(columns.names + [name]), values: storage + [newValue])
+                self = FetchedRow(columns: Columns(columns.names + [name]), values: storage.array + [newValue])
             }
         }
     }
@@ -83,7 +90,7 @@ public struct FetchedRow: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// The column names, in the columns' order.
     public var keys: [String] { columns.names }
     /// The values, in the columns' order.
-    public var values: [AttributeValue] { storage }
+    public var values: [AttributeValue] { storage.array }
     /// The number of columns.
     public var count: Int { storage.count }
     /// Whether the row has no columns.
@@ -99,7 +106,7 @@ public struct FetchedRow: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// Iterates a row's (name, value) pairs in the columns' order.
     public struct Iterator: IteratorProtocol {
         let names: [String]
-        let values: [AttributeValue]
+        let values: AttributeValues
         var position = 0
 
         /// The next (name, value) pair, `nil` after the last column.
