@@ -1,6 +1,7 @@
 import CLMDB
 import Foundation
 import ObjectGraph
+import Synchronization
 
 /// One open LMDB environment (a data file plus its `-lock` file), shared by every store of the
 /// process that opens the same path — LMDB forbids opening one environment twice in a
@@ -21,6 +22,11 @@ final class LMDBEnvironment: @unchecked Sendable {
     private let writer = NSLock()
     /// Reset read-only transactions, renewed instead of begun (cheaper, no allocation).
     private let idleReaders = Guarded<[TransactionHandle]>([])
+    /// One more reset read-only transaction (its pointer's bits, 0 for none), taken and put
+    /// back with one atomic exchange each: the common case, one read at a time, then takes no
+    /// lock for it (a lock to take it and another to put it back were a twentieth of faulting
+    /// objects one at a time on top of LMDB's own lookup, perf).
+    private let spareReader = Atomic<UInt>(0)
     private var references = 0
 
     private static let registry = Guarded<[String: LMDBEnvironment]>([:])
@@ -52,6 +58,7 @@ final class LMDBEnvironment: @unchecked Sendable {
                     return readers
                 }
                 for handle in idle { mdb_txn_abort(handle.txn) }
+                if let spare = OpaquePointer(bitPattern: spareReader.exchange(0, ordering: .acquiring)) { mdb_txn_abort(spare) }
                 mdb_env_close(env)
             }
         }
@@ -130,7 +137,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     private func beginRead() throws -> OpaquePointer {
         while true {
             mapLock.lockShared()
-            var txn: OpaquePointer? = idleReaders.withLock { $0.popLast() }?.txn
+            var txn = OpaquePointer(bitPattern: spareReader.exchange(0, ordering: .acquiring))
+                ?? idleReaders.withLock { $0.popLast() }?.txn
             var rc = MDB_SUCCESS
             if let idle = txn {
                 rc = mdb_txn_renew(idle)
@@ -149,6 +157,11 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Resets `txn` for reuse (or aborts it when enough are idle) and releases the map lock.
     private func endRead(_ txn: OpaquePointer) {
         mdb_txn_reset(txn)
+        let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(txn)))
+        if spareReader.compareExchange(expected: 0, desired: bits, ordering: .releasing).exchanged {
+            mapLock.unlockShared()
+            return
+        }
         let kept = idleReaders.withLock { idle -> Bool in
             guard idle.count < 8 else { return false }
             idle.append(TransactionHandle(txn: txn))
