@@ -62,6 +62,52 @@ enum ConcurrencyFixture {
 
 @Suite("Concurrency: queue confinement")
 struct ConcurrencyTests {
+    @Test("stores attached and detached on one thread while others fault objects of another store")
+    func routingWhileStoresChange() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Note") { e in e.attribute("text", .string) }
+        }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        let writer = container.newBackgroundContext()
+        let ids = try writer.performAndWait {
+            let notes = try (0..<200).map { index in
+                let note = try writer.insertObject(entityName: "Note")
+                try note.setValue("note \(index)", forKey: "text")
+                return note
+            }
+            try writer.save()
+            return notes.map(\.objectID)
+        }
+        let coordinator = container.coordinator
+        let mismatches = Atomic<Int>(0)
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
+            if worker == 0 {
+                for _ in 0..<40 {
+                    guard let store = try? coordinator.addPersistentStore(.inMemory()) else {
+                        failures.add(1, ordering: .relaxed)
+                        continue
+                    }
+                    coordinator.removePersistentStore(store)
+                }
+                return
+            }
+            let context = container.newBackgroundContext()
+            context.performAndWait {
+                for _ in 0..<5 {
+                    for (index, id) in ids.enumerated() {
+                        let text = try? context.object(with: id).value(forKey: "text") as? String
+                        if text != "note \(index)" { mismatches.add(1, ordering: .relaxed) }
+                    }
+                    context.reset()
+                }
+            }
+        }
+        #expect(mismatches.load(ordering: .relaxed) == 0)
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(coordinator.persistentStores.count == 1)
+    }
+
     @Test func throwingAPIsThrowOffTheQueue() throws {
         let (context, pet) = try ConcurrencyFixture.petOutsideItsQueue()
         #expect(pet.managedObjectContext === context)

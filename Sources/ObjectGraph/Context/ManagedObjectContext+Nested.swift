@@ -22,13 +22,11 @@ extension ManagedObjectContext {
     /// Creates a child context of `parent`, on a private queue by default.
     public convenience init(concurrencyType: ConcurrencyType = .privateQueue, parent: ManagedObjectContext, name: String? = nil) {
         let coordinator = PersistentStoreCoordinator(model: parent.model, rowCacheCapacity: parent.coordinator.rowCache.capacity)
-        let parentEntries = parent.coordinator.entries.withLock { $0 }
-        coordinator.entries.withLock { entries in
-            for entry in parentEntries {
-                let store = ParentContextStore(parent: parent, standingInFor: entry)
-                entries.append(.init(store: store, description: entry.description, entityNames: entry.entityNames, gate: .init(concurrentReads: false)))
-            }
-        }
+        let parentEntries = parent.coordinator.attachedEntries
+        coordinator.attach(parentEntries.map { entry in
+            let store = ParentContextStore(parent: parent, standingInFor: entry)
+            return .init(store: store, description: entry.description, entityNames: entry.entityNames, gate: .init(concurrentReads: false))
+        })
         self.init(concurrencyType: concurrencyType, coordinator: coordinator, name: name)
         parentStorage = parent
     }

@@ -54,7 +54,12 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
-    let entries = Guarded<[Entry]>([])
+    /// The attached stores. Changed only through `addPersistentStore`, `removePersistentStore`
+    /// and ``attach(_:)``, which publish each change to `routes`.
+    private let entries = Guarded<[Entry]>([])
+    /// `entries` as last changed, for the routing every fault, fetch and count does: read
+    /// without taking the lock (changed under it, by adding and removing stores).
+    private let routes = PublishedValue<[Entry]>([])
 
     /// Creates a coordinator with no stores.
     public init(model: ManagedObjectModel, rowCacheCapacity: Int = 100_000) {
@@ -87,9 +92,21 @@ public final class PersistentStoreCoordinator: Sendable {
                 throw StoreError(.backend, "a store with identifier \(store.identifier) is already attached")
             }
             entries.append(entry)
+            routes.publish(entries)
             updateRowCacheBypass(entries)
         }
         return store
+    }
+
+    /// The attached stores, as last changed.
+    var attachedEntries: [Entry] { routes.read { $0 } }
+
+    /// Attaches already opened stores (a child context's stand-ins for its parent's).
+    func attach(_ new: [Entry]) {
+        entries.withLock { entries in
+            entries.append(contentsOf: new)
+            routes.publish(entries)
+        }
     }
 
     /// Bypasses the row cache while every attached store reads rows as cheaply as the cache
@@ -102,6 +119,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public func removePersistentStore(_ store: any PersistentStore) {
         entries.withLock { entries in
             entries.removeAll { $0.store === store }
+            routes.publish(entries)
             updateRowCacheBypass(entries)
         }
         store.close()
@@ -125,13 +143,12 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func entry(for id: ObjectID) throws -> Entry {
         if !id.isTemporary {
-            // Looked up under the lock: copying the list out would cost more than the search.
-            guard let entry = entries.withLock({ $0.first(where: { $0.storeToken == id.storeToken }) }) else {
+            guard let entry = routes.read({ $0.first(where: { $0.storeToken == id.storeToken }) }) else {
                 throw ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(id.storeIdentifier ?? "?"), which is not attached")
             }
             return entry
         }
-        guard let entry = entries.withLock({ $0.first(where: { $0.entityTokens.contains(id.entityToken) }) }) else {
+        guard let entry = routes.read({ $0.first(where: { $0.entityTokens.contains(id.entityToken) }) }) else {
             throw ObjectGraphError(.noStore, objectID: id, "no attached store holds entity \(id.entityName)")
         }
         return entry
@@ -140,7 +157,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The stores holding `entity` (compared by interned name: every fetch and count asks).
     func entries(holding entity: EntityDescription) throws -> [Entry] {
         let token = entity.nameToken
-        let found = entries.withLock { all in
+        let found = routes.read { all in
             // Usually every store holds the entity (one store): the array itself is the answer,
             // not a filtered copy allocated for every fetch and count.
             all.allSatisfy { $0.entityTokens.contains(token) } ? all : all.filter { $0.entityTokens.contains(token) }
