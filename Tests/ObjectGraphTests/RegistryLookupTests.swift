@@ -133,6 +133,35 @@ struct RegistryLookupTests {
         }
     }
 
+    @Test("objects inserted into a fresh context and saved are registered under their permanent IDs without hashing, and found by every lookup")
+    func savedInsertsUnique() throws {
+        let (container, _) = try RegistryTests.notes(0)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let notes = try (0..<120).map { index in
+                let note = try context.insertObject(entityName: "Note")
+                try note.setValue(Int64(index), forKey: "n")
+                return note
+            }
+            let temporary = notes[7].objectID
+            try context.save()
+            #expect(context.registry.unindexedCount == 120, "rekeyed without hashing")
+            #expect(!notes[7].objectID.isTemporary)
+            #expect(context.object(with: notes[7].objectID) === notes[7])
+            #expect(context.registry.unindexedCount == 0)
+            #expect(context.registeredObject(for: temporary) == nil, "the temporary ID names nothing now")
+            var request = FetchRequest<ManagedObject>(entityName: "Note")
+            request.sortKeys = [SortKey("n")]
+            let fetched = try context.fetch(request)
+            #expect(fetched.count == 120 && zip(fetched, notes).allSatisfy { $0 === $1 })
+            // A second insert and save, with the first objects keyed: the usual rekeying.
+            let more = try context.insertObject(entityName: "Note")
+            try more.setValue(Int64(500), forKey: "n")
+            try context.save()
+            #expect(try context.existingObject(with: more.objectID) === more)
+        }
+    }
+
     @Test("objects of a fetch into an empty context are deleted, saved and let go like any others")
     func unindexedObjectsThroughDeleteAndSave() throws {
         let (container, ids) = try RegistryTests.notes(50)

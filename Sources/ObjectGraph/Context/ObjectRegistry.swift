@@ -250,6 +250,17 @@ struct ObjectRegistry {
     /// rebuilt in one pass instead: removing 100,000 entries from a hash table and inserting
     /// them again under new keys cost twice the probes and moved entries at every removal.
     mutating func rekey(_ objects: [ManagedObject], oldIDs: [ObjectID], map: TemporaryIDMap) {
+        if positions.isEmpty && pending.count == objects.count
+            && pending.indices.allSatisfy({ self.objects[pending[$0]] === objects[$0] }) {
+            // Nothing is keyed (a bulk insert into a fresh context) and the objects are exactly
+            // the pending ones: they carry their permanent IDs now and join the unindexed
+            // ones, entered when something first needs the ID map. A context that inserts,
+            // saves and is let go never hashes them; building the map here was a twentieth of
+            // the save. (New permanent IDs are unique, and nothing else is keyed to clash.)
+            unindexed.append(contentsOf: pending)
+            pending = []
+            return
+        }
         enterUnindexed()
         guard objects.count * 2 >= positions.count else {
             for (object, old) in zip(objects, oldIDs) { rekey(old, to: object.objectID, object: object) }
@@ -299,6 +310,7 @@ struct ObjectRegistry {
     /// (a cascade), the ID map is rebuilt from the rest instead: removing 10,000 entries one by
     /// one shifted the table at every removal (a sixth of committing a cascade, perf).
     mutating func remove(_ ids: some Collection<ObjectID>) {
+        guard !ids.isEmpty else { return }
         enterUnindexed()
         if !pending.isEmpty { enterPending() }
         guard ids.count * 2 >= positions.count else {
