@@ -108,8 +108,9 @@ public struct StoreFetchResult: Sendable {
     public var snapshots: [RowSnapshot]
     /// The count (for ``StoreFetchRequest/ResultType/count``).
     public var count: Int
-    /// The groups (for ``StoreFetchRequest/ResultType/groups(_:)``); `nil` when the store
-    /// declined this grouping.
+    /// The groups (for ``StoreFetchRequest/ResultType/groups(_:)``): per group its keys, then
+    /// its aggregates; `nil` when the store declined this grouping. A store may give the
+    /// groups stretches of one shared array (``AttributeValues/init(sharing:from:count:)``).
     public var groups: [AttributeValues]?
     /// What the store carried out.
     public var applied: Applied
