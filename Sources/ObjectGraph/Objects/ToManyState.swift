@@ -35,8 +35,8 @@ struct ToManyState {
     static let inserted = ToManyState(members: [], addedMirrorsMembers: true)
 
     /// The current members; `nil` while the relationship is a fault. (Read while appended
-    /// members are pending, the set is built with them: a read is as costly as one of the
-    /// typed to-many accessor, which builds its own set anyway.)
+    /// members are pending, a set is built with them, costing what the typed to-many
+    /// accessor's own set costs it anyway: a read stays linear in the members.)
     var members: OrderedSet<ObjectID>? {
         get { pending.isEmpty ? storedMembers : Self.joined(storedMembers, pending) }
         set {
