@@ -27,23 +27,18 @@ struct InsertedKeys {
     init(_ rows: [RowSnapshot]) {
         // Each entity's lowest and highest key and count, in order of first appearance.
         var bounds: [(namespace: ObjectID.Namespace, low: Int64, high: Int64, count: Int)] = []
-        func boundIndex(_ namespace: ObjectID.Namespace) -> Int? {
-            bounds.firstIndex { $0.namespace == namespace }
-        }
         for row in rows {
             let id = row.objectID
             guard let key = id.primaryKey else { continue }
-            if let last = bounds.indices.last, bounds[last].namespace == id.namespace {
-                bounds[last].low = min(bounds[last].low, key)
-                bounds[last].high = max(bounds[last].high, key)
-                bounds[last].count += 1
-            } else if let index = boundIndex(id.namespace) {
-                bounds[index].low = min(bounds[index].low, key)
-                bounds[index].high = max(bounds[index].high, key)
-                bounds[index].count += 1
-            } else {
+            // The last entity first: a save lists each entity's rows together.
+            let index = bounds.last?.namespace == id.namespace ? bounds.count - 1 : bounds.firstIndex { $0.namespace == id.namespace }
+            guard let index else {
                 bounds.append((id.namespace, key, key, 1))
+                continue
             }
+            bounds[index].low = min(bounds[index].low, key)
+            bounds[index].high = max(bounds[index].high, key)
+            bounds[index].count += 1
         }
         // A span up to eight bits per key (and 64 at least) is kept as a bitmap.
         for bound in bounds {

@@ -110,10 +110,7 @@ extension LMDBStore {
                 while let current = entry {
                     entry = try cursor.move(MDB_NEXT)
                     guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
-                    let pk = try PrimaryKeyBytes.decode(current.key)
-                    do { try codec.decode(current.value, primaryKey: pk, into: &run, &rows) } catch {
-                        throw StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
-                    }
+                    try decode(current.value, pk: try PrimaryKeyBytes.decode(current.key), into: &run, &rows)
                 }
             }
             run.flush(into: &rows)

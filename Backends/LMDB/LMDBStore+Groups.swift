@@ -64,7 +64,7 @@ extension LMDBStore {
                 } catch is MissingKey {
                     return false
                 } catch {
-                    throw StoreError(.corrupt, "the row with key \(ownerKey) in \(url.path) is damaged or of an unknown format")
+                    throw damagedRow(ownerKey)
                 }
                 // One lookup for a new group, the common case (an owner per value).
                 if let position = groupIndex.position(of: key, insertingAs: groups.count, keyAt: { groups[$0].key }) {

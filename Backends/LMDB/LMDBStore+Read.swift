@@ -90,8 +90,22 @@ extension LMDBStore {
         do {
             return try codec.decode(bytes, primaryKey: pk)
         } catch {
-            throw StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
+            throw damagedRow(pk)
         }
+    }
+
+    /// Decodes a row into `run` (see ``ObjectGraph/RowRun``), turning damage into a typed error.
+    func decode(_ bytes: UnsafeRawBufferPointer, pk: Int64, into run: inout RowRun, _ rows: inout [RowSnapshot]) throws {
+        do {
+            try codec.decode(bytes, primaryKey: pk, into: &run, &rows)
+        } catch {
+            throw damagedRow(pk)
+        }
+    }
+
+    /// The error for the damaged row with key `pk`.
+    func damagedRow(_ pk: Int64) -> StoreError {
+        StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
     }
 
     /// Decodes a member entry (key and entity code) into an ID.

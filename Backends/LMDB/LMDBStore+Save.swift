@@ -218,7 +218,7 @@ extension LMDBStore {
                 (oldAttributes, oldToOne) = (old.attributes, old.toOne)
             }
         } catch {
-            throw StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
+            throw damagedRow(pk)
         }
         // Decoded above: the bytes point into the page this frees.
         try rows.deleteCurrent()

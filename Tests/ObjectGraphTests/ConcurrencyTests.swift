@@ -64,11 +64,9 @@ enum ConcurrencyFixture {
 struct ConcurrencyTests {
     @Test("stores attached and detached on one thread while others fault objects of another store")
     func routingWhileStoresChange() throws {
-        let model = try ManagedObjectModel { m in
+        let (container, writer) = try makeContext { m in
             m.entity("Note") { e in e.attribute("text", .string) }
         }
-        let container = try PersistentContainer(model: model, stores: [.inMemory()])
-        let writer = container.newBackgroundContext()
         let ids = try writer.performAndWait {
             let notes = try (0..<200).map { index in
                 let note = try writer.insertObject(entityName: "Note")

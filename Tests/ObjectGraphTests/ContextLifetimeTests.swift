@@ -1,15 +1,14 @@
 import ObjectGraph
-import ObjectGraphInMemory
 import Testing
 
 @Suite("Context lifetime")
 struct ContextLifetimeTests {
     @Test("objects do not keep their context alive, and one that outlives it sees none")
     func objectsOutliveTheirContext() throws {
-        let model = try ManagedObjectModel { m in
+        // (The helper's own context is dropped at once: the test watches a context of its own.)
+        let container = try makeContext { m in
             m.entity("Note") { e in e.attribute("text", .string) }
-        }
-        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        }.0
         var context: ManagedObjectContext? = container.newBackgroundContext()
         weak let gone = context
         let kept = try context!.performAndWait {

@@ -442,17 +442,19 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return inSaveOrder(ordered)
     }
 
-    /// The deleted objects, in the order they were deleted when the log is exact (see
-    /// ``deletionLog``), else in the dictionary's order.
+    /// Whether ``deletionLog`` holds exactly the deleted objects (see there).
+    private var deletionLogIsExact: Bool { deletionLog.count == deletedStorage.count }
+
+    /// The deleted objects, in the order they were deleted when the log is exact, else in the
+    /// dictionary's order.
     func deletedInOrder() -> [ManagedObject] {
-        deletionLog.count == deletedStorage.count ? deletionLog : Array(deletedStorage.values)
+        deletionLogIsExact ? deletionLog : Array(deletedStorage.values)
     }
 
     /// The deleted objects in save order (``inSaveOrder(_:)``), taken from the deletion log
     /// when it is exact: its runs are already in order, which the stable sort merges.
     func deletedInSaveOrder() -> [ManagedObject] {
-        guard deletionLog.count == deletedStorage.count else { return inSaveOrder(deletedStorage) }
-        return inSaveOrder(deletionLog)
+        deletionLogIsExact ? inSaveOrder(deletionLog) : inSaveOrder(deletedStorage)
     }
 
     /// The objects of a change set in a stable order: by primary key, unsaved ones by creation.

@@ -54,12 +54,9 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
-    /// The attached stores. Changed only through `addPersistentStore`, `removePersistentStore`
-    /// and ``attach(_:)``, which publish each change to `routes`.
-    private let entries = Guarded<[Entry]>([])
-    /// `entries` as last changed, for the routing every fault, fetch and count does: read
-    /// without taking the lock (changed under it, by adding and removing stores).
-    private let routes = PublishedValue<[Entry]>([])
+    /// The attached stores: read without a lock by the routing every fault, fetch and count
+    /// does; changed (rarely) by adding and removing stores.
+    private let entries = PublishedValue<[Entry]>([])
 
     /// Creates a coordinator with no stores.
     public init(model: ManagedObjectModel, rowCacheCapacity: Int = 100_000) {
@@ -86,40 +83,35 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         let names = Set(request.entities.map(\.name))
         let entry = Entry(store: store, description: description, entityNames: names, gate: Gate(concurrentReads: store.capabilities.contains(.concurrentReaders)))
-        try entries.withLock { entries in
+        try entries.update { entries in
             if entries.contains(where: { $0.store.identifier == store.identifier }) {
                 store.close()
                 throw StoreError(.backend, "a store with identifier \(store.identifier) is already attached")
             }
             entries.append(entry)
-            routes.publish(entries)
             updateRowCacheBypass(entries)
         }
         return store
     }
 
     /// The attached stores, as last changed.
-    var attachedEntries: [Entry] { routes.read { $0 } }
+    var attachedEntries: [Entry] { entries.read { $0 } }
 
     /// Attaches already opened stores (a child context's stand-ins for its parent's).
     func attach(_ new: [Entry]) {
-        entries.withLock { entries in
-            entries.append(contentsOf: new)
-            routes.publish(entries)
-        }
+        entries.update { $0.append(contentsOf: new) }
     }
 
     /// Bypasses the row cache while every attached store reads rows as cheaply as the cache
-    /// would (``StoreCapabilities/cheapRowReads``). Called under the entries' lock.
+    /// would (``StoreCapabilities/cheapRowReads``). Called inside an update of the entries.
     private func updateRowCacheBypass(_ entries: [Entry]) {
         rowCache.setBypassed(!entries.isEmpty && entries.allSatisfy { $0.store.capabilities.contains(.cheapRowReads) })
     }
 
     /// Detaches and closes `store`.
     public func removePersistentStore(_ store: any PersistentStore) {
-        entries.withLock { entries in
+        entries.update { entries in
             entries.removeAll { $0.store === store }
-            routes.publish(entries)
             updateRowCacheBypass(entries)
         }
         store.close()
@@ -127,12 +119,12 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// The attached stores, in the order they were added.
-    public var persistentStores: [any PersistentStore] { entries.withLock { $0.map(\.store) } }
+    public var persistentStores: [any PersistentStore] { entries.read { $0.map(\.store) } }
 
     /// The ID a URI names, if it is a permanent ID of an attached store and a model entity.
     public func objectID(forURI uri: URL) -> ObjectID? {
         guard let id = ObjectID(uri: uri), !id.isTemporary, model.entity(named: id.entityName) != nil,
-              let store = id.storeIdentifier, entries.withLock({ $0.contains { $0.store.identifier == store } }) else { return nil }
+              let store = id.storeIdentifier, entries.read({ $0.contains { $0.store.identifier == store } }) else { return nil }
         return id
     }
 
@@ -143,12 +135,12 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func entry(for id: ObjectID) throws -> Entry {
         if !id.isTemporary {
-            guard let entry = routes.read({ $0.first(where: { $0.storeToken == id.storeToken }) }) else {
+            guard let entry = entries.read({ $0.first(where: { $0.storeToken == id.storeToken }) }) else {
                 throw ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(id.storeIdentifier ?? "?"), which is not attached")
             }
             return entry
         }
-        guard let entry = routes.read({ $0.first(where: { $0.entityTokens.contains(id.entityToken) }) }) else {
+        guard let entry = entries.read({ $0.first(where: { $0.entityTokens.contains(id.entityToken) }) }) else {
             throw ObjectGraphError(.noStore, objectID: id, "no attached store holds entity \(id.entityName)")
         }
         return entry
@@ -157,7 +149,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The stores holding `entity` (compared by interned name: every fetch and count asks).
     func entries(holding entity: EntityDescription) throws -> [Entry] {
         let token = entity.nameToken
-        let found = routes.read { all in
+        let found = entries.read { all in
             // Usually every store holds the entity (one store): the array itself is the answer,
             // not a filtered copy allocated for every fetch and count.
             all.allSatisfy { $0.entityTokens.contains(token) } ? all : all.filter { $0.entityTokens.contains(token) }
@@ -207,7 +199,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Members of a to-many relationship for each source.
     func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
-        let single = entries.withLock { $0.count == 1 ? $0[0] : nil }
+        let single = entries.read { $0.count == 1 ? $0[0] : nil }
         if let entry = single, sources.allSatisfy({ $0.storeToken == entry.storeToken }) {
             // One store: its answer is the answer.
             return try entry.gate.read { try entry.store.relatedIDs(for: relationship, of: sources) }
@@ -274,7 +266,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// (A save that spans several stores is atomic per store, not across stores.)
     func save(_ changes: StoreChangeSet) throws {
         var parts: [String: (Entry, StoreChangeSet)] = [:]
-        let all = entries.withLock { $0 }
+        let all = entries.read { $0 }
         if all.count == 1 {
             // One store: no partitioning; every ID must still be one of its own.
             let entry = all[0]

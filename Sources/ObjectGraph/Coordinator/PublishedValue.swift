@@ -4,8 +4,9 @@ import Synchronization
 /// attached stores, which every fault, fetch and count routes through (taking a mutex for
 /// each was a fiftieth of faulting objects one at a time, perf).
 ///
-/// **Threading contract.** `Sendable`: any thread may read or publish. A read sees the last
-/// value published before it began, complete; publishing is serialized. Every published value
+/// **Threading contract.** `Sendable`: any thread may read or update. A read sees the last
+/// value published before it began, complete; updates are serialized (each sees the one before
+/// and publishes its result). Every published value
 /// stays allocated until this object goes (a reader may still be using an older one), which
 /// suits values replaced a handful of times in a process, as attached stores are.
 final class PublishedValue<Value: Sendable>: Sendable {
@@ -33,12 +34,16 @@ final class PublishedValue<Value: Sendable>: Sendable {
         return try Unmanaged<Box>.fromOpaque(raw)._withUnsafeGuaranteedRef { try body($0.value) }
     }
 
-    /// Makes `value` the current value.
-    func publish(_ value: Value) {
-        boxes.withLock { boxes in
+    /// Changes the current value through `body`, under the lock that serializes updates, and
+    /// publishes the result; when `body` throws, nothing is published.
+    func update<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try boxes.withLock { boxes in
+            var value = boxes[boxes.count - 1].value
+            let result = try body(&value)
             let box = Box(value)
             boxes.append(box)
             current.store(UInt(bitPattern: Unmanaged.passUnretained(box).toOpaque()), ordering: .releasing)
+            return result
         }
     }
 }
