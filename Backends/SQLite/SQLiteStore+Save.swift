@@ -254,11 +254,16 @@ extension SQLiteStore {
         // by its ID namespace, without hashing the table name per row.
         var run: (namespace: ObjectID.Namespace, position: Int)?
         for (index, deletion) in deletions.enumerated() {
+            // A row of the run's namespace belongs to the run's table (its namespace was
+            // checked at the run's first row): only its key is read, not its layout and table
+            // name again (two retains and releases per deleted row).
+            if let run, run.namespace == deletion.objectID.namespace, let pk = deletion.objectID.primaryKey {
+                groups[run.position].rows.append((pk, deletion))
+                continue
+            }
             let (root, pk, _) = try root(of: deletion.objectID)
             let position: Int
-            if let run, run.namespace == deletion.objectID.namespace {
-                position = run.position
-            } else if let known = positions[root] {
+            if let known = positions[root] {
                 position = known
             } else {
                 position = groups.count

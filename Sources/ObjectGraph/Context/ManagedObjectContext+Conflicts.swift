@@ -115,7 +115,7 @@ extension ManagedObjectContext {
                     continue
                 }
                 redelete.append(object)
-                deletedStorage.removeValue(forKey: object.objectID)
+                deletedStorage.remove(object)
                 object.isDeletedStorage = false
                 object.changedAttributeSlots = []
                 object.changedToOneSlots = []
@@ -178,7 +178,7 @@ extension ManagedObjectContext {
         for id in ids {
             guard let object = registeredLive(id) else { continue }
             updatedStorage.removeValue(forKey: id)
-            deletedStorage.removeValue(forKey: id)
+            deletedStorage.remove(object)
             object.isUpdatedStorage = false
             object.isDeletedStorage = false
             batchGroups.removeValue(forKey: id)

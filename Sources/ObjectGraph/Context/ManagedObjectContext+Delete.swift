@@ -33,8 +33,7 @@ extension ManagedObjectContext {
                 updatedStorage.removeValue(forKey: object.objectID)
                 object.isUpdatedStorage = false
             }
-            deletedStorage[object.objectID] = object
-            deletionLog.append(object)
+            deletedStorage.insert(object)
         }
         changeLog.deleted(object)
         pendingDeletes.append(object)

@@ -142,7 +142,7 @@ extension ManagedObjectContext {
         let tokens = includesSubentities ? entity.hierarchyTokens : [entity.nameToken]
         return insertedStorage.contains { tokens.contains($0.objectID.entityToken) }
             || updatedStorage.keys.contains { tokens.contains($0.entityToken) }
-            || deletedStorage.keys.contains { tokens.contains($0.entityToken) }
+            || deletedStorage.contains { tokens.contains($0.objectID.entityToken) }
     }
 
     /// The matching IDs in order, with their rows in the same order when the store sent rows
@@ -171,7 +171,7 @@ extension ManagedObjectContext {
             return try evaluator.evaluate(compiled, on: object)
         }
         var candidates = OrderedSet<ObjectID>()
-        for id in stored where deletedStorage[id] == nil && updatedStorage[id] == nil { candidates.append(id) }
+        for id in stored where !isDeletedHere(id) && updatedStorage[id] == nil { candidates.append(id) }
         for (id, object) in updatedStorage where tokens.contains(id.entityToken) {
             if try matches(object) { candidates.append(id) }
         }

@@ -119,7 +119,7 @@ extension ManagedObjectContext {
             for object in insertedStorage { remapReferences(object) }
         }
         for object in updatedStorage.values { remapReferences(object) }
-        for object in deletedStorage.values { remapReferences(object) }
+        for object in deletedStorage { remapReferences(object) }
         return map
     }
 
@@ -247,8 +247,8 @@ extension ManagedObjectContext {
             let rows = Dictionary(changes.updated[nextUpdate...].map { ($0.values.objectID, $0.values) }, uniquingKeysWith: { a, _ in a })
             for object in unpaired { if let row = rows[object.objectID] { object.committedSnapshot = row } }
         }
-        // `deletedObjects` is the save's ordered copy of `deletedStorage` (copying the
-        // dictionary's values again walked it in hash order).
+        // `deletedObjects` is the save's ordered copy of `deletedStorage` (read from there,
+        // not from the list again, which holds the same objects in deletion order).
         assert(deletedObjects.count == deletedStorage.count)
         var deletedIDs: [ObjectID] = []
         deletedIDs.reserveCapacity(deletedObjects.count)
@@ -268,8 +268,7 @@ extension ManagedObjectContext {
         }
         insertedStorage.removeAll()
         updatedStorage = [:]
-        deletedStorage = [:]
-        deletionLog = []
+        deletedStorage.removeAll()
         discardedInserts = [:]
         inserted.forEachUnretained { $0.didSave() }
         updated.forEachUnretained { $0.didSave() }
@@ -304,7 +303,7 @@ extension ManagedObjectContext {
             object.contextStorage = nil
             object.isDeletedStorage = false
         }
-        for object in Array(updatedStorage.values) + Array(deletedStorage.values) {
+        for object in Array(updatedStorage.values) + Array(deletedStorage) {
             object.isUpdatedStorage = false
             object.isDeletedStorage = false
             object.turnIntoFault()
@@ -312,8 +311,7 @@ extension ManagedObjectContext {
         }
         insertedStorage.removeAll()
         updatedStorage = [:]
-        deletedStorage = [:]
-        deletionLog = []
+        deletedStorage.removeAll()
         pendingDeletes = []
         discardedInserts = [:]
         changeLog.discard()
@@ -339,8 +337,7 @@ extension ManagedObjectContext {
         undoStack?.removeAllActions()
         insertedStorage.removeAll()
         updatedStorage = [:]
-        deletedStorage = [:]
-        deletionLog = []
+        deletedStorage.removeAll()
         pendingDeletes = []
         discardedInserts = [:]
         changeLog.discard()

@@ -70,7 +70,7 @@ extension ManagedObjectContext {
     private func restore(_ object: ManagedObject, to state: ObjectState) {
         insertedStorage.remove(object)
         updatedStorage.removeValue(forKey: object.objectID)
-        deletedStorage.removeValue(forKey: object.objectID)
+        deletedStorage.remove(object)
         discardedInserts.removeValue(forKey: ObjectIdentifier(object))
         pendingDeletes.removeAll { $0 === object }
         if registeredLive(object.objectID) === object { unregister(object) }
@@ -97,8 +97,7 @@ extension ManagedObjectContext {
         if state.isDiscardedInsert {
             discardedInserts[ObjectIdentifier(object)] = object
         } else if state.isDeleted {
-            deletedStorage[object.objectID] = object
-            deletionLog.append(object)
+            deletedStorage.insert(object)
         }
         if state.isInserted { changeLog.inserted(object) } else { changeLog.updated(object) }
     }

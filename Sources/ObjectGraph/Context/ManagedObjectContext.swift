@@ -50,13 +50,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // of giving them permanent IDs (measured); they keep insertion order (see InsertedObjects).
     @exclusivity(unchecked) var insertedStorage = InsertedObjects()
     @exclusivity(unchecked) var updatedStorage: [ObjectID: ManagedObject] = [:]
-    @exclusivity(unchecked) var deletedStorage: [ObjectID: ManagedObject] = [:]
-    /// The objects entered into `deletedStorage`, in the order they were: the same objects
-    /// exactly when the two counts agree (an entry removed, or one entered twice, leaves the
-    /// log longer). A save then orders the deletions from the log, whose runs are already
-    /// ascending (a cascade deletes each owner's members in key order), instead of sorting
-    /// the dictionary's hash order (a twelfth of saving a cascade of 10,000, perf).
-    @exclusivity(unchecked) var deletionLog: [ManagedObject] = []
+    /// Deleted objects that were saved, in the order they were deleted: a save orders them
+    /// from there, whose runs are already ascending (a cascade deletes each owner's members
+    /// in key order), instead of sorting a hash order (a twelfth of saving a cascade of
+    /// 10,000, perf). Looked up by ID through the registry (``isDeletedHere(_:)``).
+    @exclusivity(unchecked) var deletedStorage = DeletedObjects()
     /// Deleted objects whose delete rules have not been applied yet.
     @exclusivity(unchecked) var pendingDeletes: [ManagedObject] = []
     /// Inserted objects deleted before being saved: rules applied, never sent to the store.
@@ -404,7 +402,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Objects deleted since the last save (after delete rules, once pending changes are processed).
     public var deletedObjects: Set<ManagedObject> {
         requireQueue("deletedObjects")
-        return Set(deletedStorage.values)
+        return Set(deletedStorage)
     }
 
     /// Whether anything is unsaved.
@@ -442,19 +440,25 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return inSaveOrder(ordered)
     }
 
-    /// Whether ``deletionLog`` holds exactly the deleted objects (see there).
-    private var deletionLogIsExact: Bool { deletionLog.count == deletedStorage.count }
-
-    /// The deleted objects, in the order they were deleted when the log is exact, else in the
-    /// dictionary's order.
+    /// The deleted objects, in the order they were deleted.
     func deletedInOrder() -> [ManagedObject] {
-        deletionLogIsExact ? deletionLog : Array(deletedStorage.values)
+        Array(deletedStorage)
     }
 
-    /// The deleted objects in save order (``inSaveOrder(_:)``), taken from the deletion log
-    /// when it is exact: its runs are already in order, which the stable sort merges.
+    /// The deleted objects in save order (``inSaveOrder(_:)``): their runs are already in
+    /// order, which the stable sort merges.
     func deletedInSaveOrder() -> [ManagedObject] {
-        deletionLogIsExact ? inSaveOrder(deletionLog) : inSaveOrder(deletedStorage)
+        Self.saveOrder(count: deletedStorage.count) { add in
+            deletedStorage.forEachUnretained { add($0.objectID, Unmanaged.passUnretained($0)) }
+        }
+    }
+
+    /// Whether the stored object `id` is deleted in this context (and not saved yet). A
+    /// deleted object stays registered (``deletedStorage`` holds it) until its deletion is
+    /// saved or undone.
+    func isDeletedHere(_ id: ObjectID) -> Bool {
+        guard !deletedStorage.isEmpty, let object = registeredLive(id) else { return false }
+        return deletedStorage.contains(object)
     }
 
     /// The objects of a change set in a stable order: by primary key, unsaved ones by creation.

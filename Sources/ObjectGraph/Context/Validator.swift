@@ -10,7 +10,9 @@ struct Validator {
 
     mutating func validate(changed objects: [ManagedObject], deleted: [ManagedObject]) throws {
         try objects.forEachUnretained { try validate($0) }
-        try deleted.forEachUnretained { try validateDeny($0) }
+        // (Skipped in a model without deny rules: looking at every deleted object's entity
+        // for its empty list retained and released the entity per object of a cascade.)
+        if context.model.hasDenyRules { try deleted.forEachUnretained { try validateDeny($0) } }
         // (Skipped without constraints: walking every saved object's entity for its empty
         // constraint list retained both, a tenth of validating a bulk insert, perf.)
         if context.model.hasUniquenessConstraints { try validateUniqueness(objects) }
@@ -46,7 +48,7 @@ struct Validator {
                 let stored = try context.coordinator.fetch(request).ids
                 for id in stored where id != object.objectID {
                     // Stored rows deleted or changed in this context are judged by their new state.
-                    if context.deletedStorage[id] != nil || context.updatedStorage[id] != nil { continue }
+                    if context.isDeletedHere(id) || context.updatedStorage[id] != nil { continue }
                     add(.uniquenessConstraint, object, constraint.joined(separator: ","),
                         "\(object.objectID) has \(constraint.joined(separator: ", ")) = \(values.map(\.description).joined(separator: ", ")), already used by \(id)")
                     break

@@ -19,6 +19,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     private let entitiesByToken: [EntityDescription?]
     /// Whether some entity has a uniqueness constraint (a save checks none otherwise).
     let hasUniquenessConstraints: Bool
+    /// Whether some entity has a relationship with the deny rule (a save checks deleted
+    /// objects for none otherwise).
+    let hasDenyRules: Bool
 
     /// Builds and checks a model.
     public convenience init(_ build: (ModelBuilder) throws -> Void) throws {
@@ -44,6 +47,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         for entity in resolved { byToken[Int(entity.nameToken)] = entity }
         self.entitiesByToken = byToken
         self.hasUniquenessConstraints = resolved.contains { !$0.uniquenessConstraints.isEmpty }
+        self.hasDenyRules = resolved.contains { !$0.deletePlan.denying.isEmpty }
         var configurations: [String: Set<String>] = [:]
         for (name, members) in rawConfigurations {
             var set = Set<String>()

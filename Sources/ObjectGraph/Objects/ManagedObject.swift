@@ -92,6 +92,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's position in its context's ``InsertedObjects``, -1 for none (a hint checked
     /// against the list, so a stale value after a reset or save is harmless).
     @exclusivity(unchecked) var insertedPosition: Int32 = -1
+    /// The object's position in its context's ``DeletedObjects``, -1 for none (a hint, as
+    /// ``insertedPosition`` is).
+    @exclusivity(unchecked) var deletedPosition: Int32 = -1
     /// What its context's ``ChangeLog`` holds of the object (see ``ChangeLog/Mark``).
     @exclusivity(unchecked) var changeLogMarks: UInt8 = 0
     /// The five state flags below, one bit each: as five `Bool`s they made every object a

@@ -3,9 +3,9 @@ import Foundation
 import ObjectGraphInMemory
 import Testing
 
-/// A context's inserted objects keep insertion order through removals, compaction and
-/// re-insertion, and a save still orders them by creation when insertion order differs.
-@Suite("Inserted objects")
+/// A context's inserted and deleted objects keep list order through removals, compaction and
+/// re-insertion, and a save still orders them by creation (inserts) or key (deletions).
+@Suite("Inserted and deleted objects")
 struct InsertedObjectsTests {
     static func notes(_ count: Int) throws -> [ManagedObject] {
         let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("n", .integer64) } }
@@ -75,6 +75,51 @@ struct InsertedObjectsTests {
             request.sortKeys = [SortKey("n")]
             let keys = try context.fetch(request).map { $0.objectID.primaryKey ?? -1 }
             #expect(keys == keys.sorted() && keys.count == 100)
+        }
+    }
+
+    @Test("an object's places in the inserted and the deleted list are kept apart")
+    func listsKeepTheirOwnPositions() throws {
+        let objects = try Self.notes(5)
+        var inserted = InsertedObjects()
+        var deleted = DeletedObjects()
+        for object in objects { inserted.insert(object) }
+        for object in objects.reversed() { deleted.insert(object) }
+        #expect(objects.allSatisfy { inserted.contains($0) && deleted.contains($0) })
+        inserted.remove(objects[0])
+        #expect(!inserted.contains(objects[0]) && deleted.contains(objects[0]))
+        #expect(Array(deleted).map(ObjectIdentifier.init) == objects.reversed().map(ObjectIdentifier.init))
+        var lent: [ObjectIdentifier] = []
+        deleted.forEachUnretained { lent.append(ObjectIdentifier($0)) }
+        #expect(lent == Array(deleted).map(ObjectIdentifier.init))
+    }
+
+    @Test("deletions: undone ones leave the list, fetches with pending changes skip the rest, the save deletes exactly them")
+    func deletedObjectsThroughUndoFetchAndSave() throws {
+        let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("n", .integer64) } }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for n in 0..<40 { try ManagedObject(entity: try model.requireEntity("Note"), insertInto: context).setValue(Int64(n), forKey: "n") }
+            try context.save()
+            context.undoStack = ContextUndoStack()
+            let notes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note", sortKeys: [SortKey("n")]))
+            // Deleted from the highest down: the list's order is not the save order.
+            for note in notes.reversed() where ((try? note.value(forKey: "n")) as? Int64 ?? 0) % 2 == 0 { context.delete(note) }
+            try context.processPendingChanges()
+            #expect(context.deletedObjects.count == 20)
+            try context.undo()
+            #expect(context.deletedObjects.isEmpty, "undoing the deletions empties the list")
+            try context.redo()
+            #expect(context.deletedObjects.count == 20)
+            #expect(context.deletedInSaveOrder().map { $0.objectID.primaryKey ?? -1 } == notes.enumerated().filter { $0.offset % 2 == 0 }.map { $0.element.objectID.primaryKey ?? -1 })
+            let visible = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note", sortKeys: [SortKey("n")]))
+            #expect(visible.compactMap { (try? $0.value(forKey: "n")) as? Int64 } == (0..<40).filter { $0 % 2 == 1 }.map(Int64.init))
+            try context.save()
+            #expect(context.deletedObjects.isEmpty)
+            let fresh = container.newBackgroundContext()
+            let stored = try fresh.performAndWait { try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Note", sortKeys: [SortKey("n")])).compactMap { (try? $0.value(forKey: "n")) as? Int64 } }
+            #expect(stored == (0..<40).filter { $0 % 2 == 1 }.map(Int64.init))
         }
     }
 }
