@@ -15,10 +15,13 @@ extension ManagedObjectContext {
         try checkQueue("save()")
         try processPendingChanges()
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
-        // (Loops over copies: willSave may insert, change or delete objects.)
-        for object in insertedStorage { object.willSave() }
+        // (Loops over copies: willSave may insert, change or delete objects. A list's copy
+        // shares its storage and holds every object, which are lent from it unretained.)
+        let insertedNow = insertedStorage
+        insertedNow.forEachUnretained { $0.willSave() }
         Array(updatedStorage.values).forEachUnretained { $0.willSave() }
-        deletedInOrder().forEachUnretained { $0.willSave() }
+        let deletedNow = deletedStorage
+        deletedNow.forEachUnretained { $0.willSave() }
         try processPendingChanges()
         dropReferencesToDiscardedInserts()
 
@@ -116,10 +119,10 @@ extension ManagedObjectContext {
         registry.rekey(objects, oldIDs: oldIDs, map: map)
         releaseDroppedObjects()
         if !coversInserted {
-            for object in insertedStorage { remapReferences(object) }
+            insertedStorage.forEachUnretained { remapReferences($0) }
         }
         for object in updatedStorage.values { remapReferences(object) }
-        for object in deletedStorage { remapReferences(object) }
+        deletedStorage.forEachUnretained { remapReferences($0) }
         return map
     }
 

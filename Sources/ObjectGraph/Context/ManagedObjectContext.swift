@@ -440,11 +440,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return inSaveOrder(ordered)
     }
 
-    /// The deleted objects, in the order they were deleted.
-    func deletedInOrder() -> [ManagedObject] {
-        Array(deletedStorage)
-    }
-
     /// The deleted objects in save order (``inSaveOrder(_:)``): their runs are already in
     /// order, which the stable sort merges.
     func deletedInSaveOrder() -> [ManagedObject] {

@@ -81,8 +81,10 @@ struct ObjectList<Position: ObjectListPosition>: Sequence {
     /// Makes room for `count` objects in all.
     mutating func reserveCapacity(_ count: Int) { slots.reserveCapacity(count) }
 
-    /// Calls `body` with each object in list order, lent without a retain (the list holds
-    /// each for the call; `body` must not change the list).
+    /// Calls `body` with each object in list order, lent without a retain: the list holds
+    /// each for the call, so `body` must not change this list — it may change another copy,
+    /// such as the context's own when this is a copy taken for the loop (copies share storage
+    /// until one changes).
     func forEachUnretained(_ body: (ManagedObject) throws -> Void) rethrows {
         try slots.withUnsafeBufferPointer { buffer in
             try buffer.withMemoryRebound(to: Unmanaged<ManagedObject>?.self) { objects in
