@@ -335,7 +335,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Insert
 
-    /// Inserts `object` (created without a context) into this context.
+    /// Inserts `object` (created without a context) into this context. An object already in
+    /// this context (inserted, fetched or saved) is left as it is; one deleted here, the
+    /// deletion not saved yet, throws ``ObjectGraphError/Code/objectDeleted``.
     public func insert(_ object: ManagedObject) throws {
         try checkQueue("insert(\(object.entity.name))")
         guard !object.entity.isAbstract else {
@@ -345,6 +347,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
             throw ObjectGraphError(.wrongContext, objectID: object.objectID, "\(object.objectID) already belongs to context '\(other.name)'")
         }
         guard !object.isInsertedStorage else { return }
+        if object.contextStorage === self {
+            // Already in this context (fetched, or saved since it was inserted): there is
+            // nothing to insert, and going on would reset its values and insert its row a
+            // second time at the save. A deleted one is refused: its delete rules have run.
+            if object.isDeletedStorage {
+                throw ObjectGraphError(
+                    .objectDeleted, objectID: object.objectID,
+                    "cannot insert \(object.objectID): it is deleted in this context; undo or roll back the deletion to keep it, or insert a new object")
+            }
+            return
+        }
         let entity = object.entity
         // (Not in this context before: it never was in any, or was let go by one.)
         let isNew = object.contextStorage == nil && object.objectID.isTemporary

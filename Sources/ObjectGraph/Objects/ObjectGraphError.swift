@@ -33,6 +33,9 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
         public static let noStore = Code(rawValue: 109)
         /// A relationship was given an object of the wrong entity.
         public static let wrongDestination = Code(rawValue: 110)
+        /// An object deleted in its context (the deletion not saved yet) was inserted again:
+        /// undo or roll back the deletion to keep it, or insert a new object.
+        public static let objectDeleted = Code(rawValue: 111)
 
         /// The code's name, for messages.
         public var description: String {
@@ -48,6 +51,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
             case .invalidFetch: return "invalidFetch"
             case .noStore: return "noStore"
             case .wrongDestination: return "wrongDestination"
+            case .objectDeleted: return "objectDeleted"
             default: return "code \(rawValue)"
             }
         }

@@ -1,0 +1,63 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphInMemory
+import Testing
+
+/// `insert(_:)` of an object the context already holds: left alone when it is alive there
+/// (inserting it again used to reset its values and queue its row for a second insert), refused
+/// with a typed error when it is deleted there.
+@Suite("Inserting objects again")
+struct InsertTests {
+    static func build(_ m: ModelBuilder) {
+        m.entity("Note") { e in e.attribute("n", .integer64) }
+    }
+
+    @Test("an object fetched or saved in the context keeps its values and is saved once")
+    func insertingAnObjectAlreadyInTheContext() throws {
+        let (container, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let note = try context.insertObject(entityName: "Note")
+            try note.setValue(Int64(7), forKey: "n")
+            try context.insert(note)
+            #expect(context.insertedObjects.count == 1, "an inserted object is inserted once")
+            try context.save()
+            try context.insert(note)
+            #expect(!note.isInserted && !context.hasChanges, "a saved object stays saved")
+            #expect(try note.value(forKey: "n") as? Int64 == 7)
+            try context.save()
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Note")) == 1)
+        }
+        let reader = container.newBackgroundContext()
+        try reader.performAndWait {
+            let fetched = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
+            try reader.insert(fetched)
+            #expect(!fetched.isInserted && !reader.hasChanges)
+            #expect(try fetched.value(forKey: "n") as? Int64 == 7)
+        }
+    }
+
+    @Test("an object deleted in the context is refused with objectDeleted; undoing the deletion keeps it")
+    func insertingADeletedObject() throws {
+        let (_, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            context.undoStack = ContextUndoStack()
+            let saved = try context.insertObject(entityName: "Note")
+            try saved.setValue(Int64(1), forKey: "n")
+            try context.save()
+            let fresh = try context.insertObject(entityName: "Note")
+            try fresh.setValue(Int64(2), forKey: "n")
+            context.delete(saved)
+            context.delete(fresh)
+            for object in [saved, fresh] {
+                let error = try #require(throws: ObjectGraphError.self) { try context.insert(object) }
+                #expect(error.code == .objectDeleted)
+                #expect(error.objectID == object.objectID)
+                #expect(error.description.contains("deleted in this context"))
+            }
+            #expect(saved.isDeleted && !saved.isInserted, "the refused insert changed nothing")
+            try context.undo()
+            #expect(!saved.isDeleted)
+            #expect(try saved.value(forKey: "n") as? Int64 == 1)
+        }
+    }
+}
