@@ -343,11 +343,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard !object.entity.isAbstract else {
             throw ObjectGraphError(.abstractEntity, "\(object.entity.name) is abstract; insert one of its sub-entities (\(object.entity.subentityNames.joined(separator: ", ")))")
         }
-        if let other = object.contextStorage, other !== self {
-            throw ObjectGraphError(.wrongContext, objectID: object.objectID, "\(object.objectID) already belongs to context '\(other.name)'")
+        let current = object.contextStorage
+        if let current, current !== self {
+            throw ObjectGraphError(.wrongContext, objectID: object.objectID, "\(object.objectID) already belongs to context '\(current.name)'")
         }
         guard !object.isInsertedStorage else { return }
-        if object.contextStorage === self {
+        if current != nil {
             // Already in this context (fetched, or saved since it was inserted): there is
             // nothing to insert, and going on would reset its values and insert its row a
             // second time at the save. A deleted one is refused: its delete rules have run.
@@ -360,7 +361,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         let entity = object.entity
         // (Not in this context before: it never was in any, or was let go by one.)
-        let isNew = object.contextStorage == nil && object.objectID.isTemporary
+        let isNew = object.objectID.isTemporary
         noteUndoableChange(object)
         object.contextStorage = self
         object.attributeValues = AttributeValues(entity.defaultValues)
