@@ -63,7 +63,7 @@ struct ContextDidSaveTests {
             try context.save()
             let ids = notes.map(\.objectID)
             #expect(ids.map(\.primaryKey) == (1...6).map { Optional(Int64($0)) })
-            // Out of order, and one deletion undone: the log of deletions no longer matches.
+            // Out of order, and one deletion undone: the deleted list has a hole and is not in key order.
             let first = try #require(try Self.payload(of: context) {
                 context.delete(notes[4])
                 context.delete(notes[1])

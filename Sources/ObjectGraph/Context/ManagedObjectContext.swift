@@ -50,7 +50,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // of giving them permanent IDs (measured); they keep insertion order (see InsertedObjects).
     @exclusivity(unchecked) var insertedStorage = InsertedObjects()
     @exclusivity(unchecked) var updatedStorage: [ObjectID: ManagedObject] = [:]
-    /// Deleted objects that were saved, in the order they were deleted: a save orders them
+    /// Deleted objects whose rows exist in the store (a deleted insert goes to
+    /// `discardedInserts` instead), in the order they were deleted: a save orders them
     /// from there, whose runs are already ascending (a cascade deletes each owner's members
     /// in key order), instead of sorting a hash order (a twelfth of saving a cascade of
     /// 10,000, perf). Looked up by ID through the registry (``isDeletedHere(_:)``).
