@@ -5,7 +5,7 @@ import Testing
 
 /// `insert(_:)` of an object the context already holds: left alone when it is alive there
 /// (inserting it again used to reset its values and queue its row for a second insert), refused
-/// with a typed error when it is deleted there.
+/// with a typed error when it is deleted there, or when it was saved and then let go.
 @Suite("Inserting objects again")
 struct InsertTests {
     static func build(_ m: ModelBuilder) {
@@ -59,5 +59,41 @@ struct InsertTests {
             #expect(!saved.isDeleted)
             #expect(try saved.value(forKey: "n") as? Int64 == 1)
         }
+    }
+
+    @Test("a saved object let go by its context is refused with objectInaccessible; an unsaved one is inserted again")
+    func insertingAnObjectLetGo() throws {
+        let (container, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let kept = try context.insertObject(entityName: "Note")
+            try kept.setValue(Int64(1), forKey: "n")
+            let gone = try context.insertObject(entityName: "Note")
+            try gone.setValue(Int64(2), forKey: "n")
+            try context.save()
+            context.delete(gone)
+            try context.save()
+            context.reset()
+            for object in [kept, gone] {
+                let error = try #require(throws: ObjectGraphError.self) { try context.insert(object) }
+                #expect(error.code == .objectInaccessible)
+                #expect(error.description.contains("let go by its context"))
+                #expect(!object.isInserted)
+            }
+            #expect(!context.hasChanges)
+            // Never saved: rolled back, it is a new object again.
+            let draft = try context.insertObject(entityName: "Note")
+            try draft.setValue(Int64(3), forKey: "n")
+            context.rollback()
+            #expect(draft.managedObjectContext == nil)
+            try context.insert(draft)
+            #expect(draft.isInserted)
+            try draft.setValue(Int64(3), forKey: "n")
+            try context.save()
+        }
+        let reader = container.newBackgroundContext()
+        let stored = try reader.performAndWait {
+            try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note", sortKeys: [SortKey("n")])).compactMap { (try? $0.value(forKey: "n")) as? Int64 }
+        }
+        #expect(stored == [1, 3])
     }
 }

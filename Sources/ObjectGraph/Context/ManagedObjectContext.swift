@@ -338,7 +338,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Inserts `object` (created without a context) into this context. An object already in
     /// this context (inserted, fetched or saved) is left as it is; one deleted here, the
-    /// deletion not saved yet, throws ``ObjectGraphError/Code/objectDeleted``.
+    /// deletion not saved yet, throws ``ObjectGraphError/Code/objectDeleted``; one saved and
+    /// then let go by its context throws ``ObjectGraphError/Code/objectInaccessible``.
     public func insert(_ object: ManagedObject) throws {
         try checkQueue("insert(\(object.entity.name))")
         guard !object.entity.isAbstract else {
@@ -360,9 +361,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
             }
             return
         }
+        // A permanent ID with no context: the object was saved, then let go (a reset, its
+        // deletion saved, its context gone). Inserting it would give it default values and
+        // insert a row under a key the store has given out already.
+        guard object.objectID.isTemporary else {
+            throw ObjectGraphError(
+                .objectInaccessible, objectID: object.objectID,
+                "cannot insert \(object.objectID): it was saved and then let go by its context (a reset, its deletion saved, or the context gone); look it up again with object(with:), or insert a new object")
+        }
         let entity = object.entity
-        // (Not in this context before: it never was in any, or was let go by one.)
-        let isNew = object.objectID.isTemporary
         noteUndoableChange(object)
         object.contextStorage = self
         object.attributeValues = AttributeValues(entity.defaultValues)
@@ -373,7 +380,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.toManyStates = toManyCount == 0 ? [] : Array(repeating: .inserted, count: toManyCount)
         object.isFaultStorage = false
         object.isInsertedStorage = true
-        register(object, isNew: isNew)
+        register(object, isNew: true)
         insertedStorage.insert(object)
         changeLog.inserted(object)
         object.awakeFromInsert()
