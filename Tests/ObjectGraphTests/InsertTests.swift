@@ -12,12 +12,18 @@ struct InsertTests {
         m.entity("Note") { e in e.attribute("n", .integer64) }
     }
 
+    /// A new note holding `n`, inserted into `context`.
+    static func note(_ n: Int64, in context: ManagedObjectContext) throws -> ManagedObject {
+        let note = try context.insertObject(entityName: "Note")
+        try note.setValue(n, forKey: "n")
+        return note
+    }
+
     @Test("an object fetched or saved in the context keeps its values and is saved once")
     func insertingAnObjectAlreadyInTheContext() throws {
         let (container, context) = try makeContext(Self.build)
         try context.performAndWait {
-            let note = try context.insertObject(entityName: "Note")
-            try note.setValue(Int64(7), forKey: "n")
+            let note = try Self.note(7, in: context)
             try context.insert(note)
             #expect(context.insertedObjects.count == 1, "an inserted object is inserted once")
             try context.save()
@@ -41,11 +47,9 @@ struct InsertTests {
         let (_, context) = try makeContext(Self.build)
         try context.performAndWait {
             context.undoStack = ContextUndoStack()
-            let saved = try context.insertObject(entityName: "Note")
-            try saved.setValue(Int64(1), forKey: "n")
+            let saved = try Self.note(1, in: context)
             try context.save()
-            let fresh = try context.insertObject(entityName: "Note")
-            try fresh.setValue(Int64(2), forKey: "n")
+            let fresh = try Self.note(2, in: context)
             context.delete(saved)
             context.delete(fresh)
             for object in [saved, fresh] {
@@ -65,10 +69,8 @@ struct InsertTests {
     func insertingAnObjectLetGo() throws {
         let (container, context) = try makeContext(Self.build)
         try context.performAndWait {
-            let kept = try context.insertObject(entityName: "Note")
-            try kept.setValue(Int64(1), forKey: "n")
-            let gone = try context.insertObject(entityName: "Note")
-            try gone.setValue(Int64(2), forKey: "n")
+            let kept = try Self.note(1, in: context)
+            let gone = try Self.note(2, in: context)
             try context.save()
             context.delete(gone)
             try context.save()
@@ -81,8 +83,7 @@ struct InsertTests {
             }
             #expect(!context.hasChanges)
             // Never saved: rolled back, it is a new object again.
-            let draft = try context.insertObject(entityName: "Note")
-            try draft.setValue(Int64(3), forKey: "n")
+            let draft = try Self.note(3, in: context)
             context.rollback()
             #expect(draft.managedObjectContext == nil)
             try context.insert(draft)

@@ -20,8 +20,8 @@ enum DeletedPosition: ObjectListPosition {
 
 /// A context's inserted objects, in the order they were inserted.
 typealias InsertedObjects = ObjectList<InsertedPosition>
-/// A context's deleted objects (saved ones; a deleted insert is discarded instead), in the
-/// order they were deleted.
+/// A context's deleted objects whose rows exist in the store (a deleted insert is discarded
+/// instead), in the order they were deleted.
 typealias DeletedObjects = ObjectList<DeletedPosition>
 
 /// A context's inserted or deleted objects, in the order they entered the list.
@@ -110,7 +110,7 @@ struct ObjectList<Position: ObjectListPosition>: Sequence {
         slots = kept
     }
 
-    /// Iterates the objects in insertion order, skipping holes.
+    /// Iterates the objects in list order, skipping holes.
     struct Iterator: IteratorProtocol {
         fileprivate var slots: IndexingIterator<[ManagedObject?]>
 
