@@ -63,23 +63,24 @@ struct WrapperNameTests {
         }
     }
 
-    @Test func aDiscoveredNameLeavesNoProbeBehind() throws {
+    @Test func eachWrapperHoldsATokenOfItsOwn() throws {
         let (_, context) = try makeContext(Self.build)
         try context.performAndWait { () throws in
             let first = Badge(context: context)
             first.title = "first"
-            // Discovery ran on `first`; a wrapper left holding the probe would make `first`'s
-            // `title` resolve, on a later miss, to a model property named after the probe.
-            // (Probe tokens count up from 2^31; interned names are numbered from 1.)
-            let mirror = Mirror(reflecting: first)
-            var wrappers = 0
-            for child in mirror.children {
-                guard let token = Mirror(reflecting: child.value).children.first(where: { $0.label == "nameToken" })?.value as? UInt32 else { continue }
-                wrappers += 1
-                #expect(token < 0x8000_0000, "\(child.label ?? "?") still holds the probe token \(token)")
-                #expect((token == 0) == (child.label != "_shortCode"), "\(child.label ?? "?") holds token \(token)")
+            // Wrappers without an explicit name hold their declaration's position (2^31 and
+            // up), distinct within the class; the named one holds its name's interned token.
+            var tokens: [String: UInt32] = [:]
+            for child in Mirror(reflecting: first).children {
+                guard let label = child.label,
+                      let token = Mirror(reflecting: child.value).children.first(where: { $0.label == "token" })?.value as? UInt32 else { continue }
+                tokens[label] = token
             }
-            #expect(wrappers == 4)
+            #expect(tokens.keys.sorted() == ["_holder", "_level", "_shortCode", "_title"])
+            #expect(Set(tokens.values).count == 4)
+            for (label, token) in tokens {
+                #expect((token < 0x8000_0000) == (label == "_shortCode"), "\(label) holds token \(token)")
+            }
             let second = Badge(context: context)
             second.title = "second"
             second.level = 7

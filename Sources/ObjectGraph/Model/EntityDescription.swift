@@ -58,7 +58,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// them (almost always none).
     let transientAttributeSlots: [Int]
     let transientToOneSlots: [Int]
-    /// What `@Attribute` / `@Relationship` storage key paths resolve to, per key path.
+    /// What `@Attribute` / `@Relationship` wrappers resolve to, per declaration.
     let attributeWrappers = WrapperResolutionCache<AttributeDescription>()
     let relationshipWrappers = WrapperResolutionCache<RelationshipDescription>()
 

@@ -13,12 +13,15 @@
 /// string attribute) is a programming error reported the same way at first access.
 @propertyWrapper
 public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrapper {
-    var nameToken: UInt32
+    /// What identifies the declaration in its class (see ``WrapperToken``).
+    @usableFromInline let token: UInt32
 
-    /// An attribute named like the property.
-    public init() { self.nameToken = 0 }
+    /// An attribute named like the property. Leave `line` and `column` to their defaults: the
+    /// position of the declaration identifies it on every access (see ``WrapperToken``).
+    @inlinable
+    public init(line: UInt = #line, column: UInt = #column) { self.token = WrapperToken.declaration(line: line, column: column) }
     /// An attribute with an explicit model name.
-    public init(_ name: String) { self.nameToken = PropertyWrapperNames.token(for: name) }
+    public init(_ name: String) { self.token = PropertyWrapperNames.token(for: name) }
 
     /// Unavailable: the value lives in the enclosing object.
     @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")
@@ -29,7 +32,8 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
 
     // Inlinable so that client code specializes it for its concrete `Value`: unspecialized,
     // every read looked `Optional<Value>`'s generic metadata up at run time. The body only
-    // calls the non-generic entry points below.
+    // calls the non-generic entry points below, and uses the storage key path for nothing but
+    // the token, which inlined here is a load of the field (see WrapperToken).
     /// The value, read from and written to the enclosing object.
     @inlinable
     public static subscript<Object: ManagedObject>(
@@ -38,24 +42,14 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
         get {
-            let value = object.readWrappedAttributeValue(storageKeyPath) { resolve(object, storageKeyPath) }
+            let token = object[keyPath: storageKeyPath].token
+            let value = object.readWrappedAttributeValue(Object.self, token)
             if let converted = Value.fromAttributeValue(value) { return converted }
-            return unrepresentable(value, of: object.wrappedAttribute(storageKeyPath) { resolve(object, storageKeyPath) }, in: object)
+            return unrepresentable(value, of: object.wrappedAttribute(Object.self, token), in: object)
         }
         set {
-            object.writeWrappedAttribute(storageKeyPath, newValue.attributeValue) { resolve(object, storageKeyPath) }
+            object.writeWrappedAttribute(Object.self, object[keyPath: storageKeyPath].token, newValue.attributeValue)
         }
-    }
-
-    /// Finds the attribute behind a wrapper: called once per entity and key path, on a miss
-    /// of the entity's resolution cache (an object's entity never changes).
-    @usableFromInline
-    static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Attribute<Value>>) -> AttributeDescription {
-        let name = PropertyWrapperNames.name(of: storage, in: object)
-        guard let attribute = object.entity.attribute(named: name) else {
-            ManagedObject.trap("\(Object.self) declares @Attribute var \(name), but entity \(object.entity.name) has no attribute '\(name)'")
-        }
-        return attribute
     }
 
     /// A stored value the declared type cannot hold: a key-path probe's placeholder, or a
@@ -69,40 +63,51 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
 }
 
 extension ManagedObject {
-    /// The attribute behind a wrapper's storage key path (for messages about its value);
-    /// `resolve` runs only when the entity has not resolved `storage` yet.
+    /// The attribute behind the wrapper `declaringClass` declares with `token` (for messages
+    /// about its value).
     @usableFromInline
-    final func wrappedAttribute(_ storage: AnyKeyPath, resolve: () -> AttributeDescription) -> AttributeDescription {
-        entity.attributeWrappers.property(for: storage, resolve: resolve)
+    final func wrappedAttribute(_ declaringClass: ManagedObject.Type, _ token: UInt32) -> AttributeDescription {
+        withWrappedAttribute(declaringClass, token) { $0 }
     }
 
-    /// The value behind a wrapper's storage key path, for ``Attribute``'s inlined getter: a
-    /// loaded object read inside its context's block (the common case) is answered by slot,
-    /// without taking a reference to the attribute; anything else takes ``readAttribute(_:)``.
+    /// The value behind a wrapper, for ``Attribute``'s inlined getter: a loaded object read
+    /// inside its context's block (the common case) is answered by slot, without taking a
+    /// reference to the attribute; anything else takes ``readAttribute(_:)``.
     @usableFromInline
-    final func readWrappedAttributeValue(_ storage: AnyKeyPath, resolve: () -> AttributeDescription) -> AttributeValue {
+    final func readWrappedAttributeValue(_ declaringClass: ManagedObject.Type, _ token: UInt32) -> AttributeValue {
         if !isFaultStorage && isHeldByCurrentThread {
-            return withWrappedAttribute(storage, resolve: resolve) { attributeValues[$0.slot] }
+            return withWrappedAttribute(declaringClass, token) { attributeValues[$0.slot] }
         }
-        return withWrappedAttribute(storage, resolve: resolve) { readAttribute($0) }
+        return withWrappedAttribute(declaringClass, token) { readAttribute($0) }
     }
 
-    /// Writes the attribute behind a wrapper's storage key path, for ``Attribute``'s inlined accessor.
+    /// Writes the attribute behind a wrapper, for ``Attribute``'s inlined setter.
     @usableFromInline
-    final func writeWrappedAttribute(_ storage: AnyKeyPath, _ value: AttributeValue, resolve: () -> AttributeDescription) {
-        withWrappedAttribute(storage, resolve: resolve) { writeAttribute($0, value) }
+    final func writeWrappedAttribute(_ declaringClass: ManagedObject.Type, _ token: UInt32, _ value: AttributeValue) {
+        withWrappedAttribute(declaringClass, token) { writeAttribute($0, value) }
     }
 
-    /// `body` with the attribute behind a wrapper's storage key path, lent: the entity's cache
-    /// and the attribute are not loaded into references of their own (the entity holds both
-    /// for the object's life), which retained and released the cache and the attribute at
-    /// every typed read and write (perf: two of each per object of a fetch reading two
-    /// attributes).
+    /// `body` with the attribute behind the wrapper `declaringClass` declares with `token`
+    /// (resolved by name on the entity's first access to it), lent: the entity's cache and
+    /// the attribute are not loaded into references of their own (the entity holds both for
+    /// the object's life), which retained and released the cache and the attribute at every
+    /// typed read and write (perf: two of each per object of a fetch reading two attributes).
     @inline(__always)
-    final func withWrappedAttribute<R>(_ storage: AnyKeyPath, resolve: () -> AttributeDescription, _ body: (AttributeDescription) -> R) -> R {
-        Unmanaged.passUnretained(entity.attributeWrappers)._withUnsafeGuaranteedRef { cache in
-            cache.withProperty(for: storage, resolve: resolve, body)
+    final func withWrappedAttribute<R>(_ declaringClass: ManagedObject.Type, _ token: UInt32, _ body: (AttributeDescription) -> R) -> R {
+        let key = WrapperResolutionCache<AttributeDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
+        return Unmanaged.passUnretained(entity.attributeWrappers)._withUnsafeGuaranteedRef { cache in
+            cache.withProperty(for: key, resolve: { resolveWrappedAttribute(declaringClass, token) }, body)
         }
+    }
+
+    /// Finds the attribute behind a wrapper: once per entity and declaration, on a miss of
+    /// the entity's cache (an object's entity never changes).
+    private func resolveWrappedAttribute(_ declaringClass: ManagedObject.Type, _ token: UInt32) -> AttributeDescription {
+        let name = PropertyWrapperNames.name(of: token, declaredIn: declaringClass, in: self)
+        guard let attribute = entity.attribute(named: name) else {
+            ManagedObject.trap("\(declaringClass) declares @Attribute var \(name), but entity \(entity.name) has no attribute '\(name)'")
+        }
+        return attribute
     }
 
     /// Reads an attribute for a typed accessor; programming errors stop with a message.

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A small table that grows by an entry now and then and is read on hot paths from any thread:
-/// what a wrapped property's key path resolves to (``WrapperResolutionCache``), the token of a
+/// what a wrapped property's declaration resolves to (``WrapperResolutionCache``), the token of a
 /// wrapper's explicit name (``PropertyWrapperNames/token(for:)``).
 ///
 /// **Threading contract.** Safe from any thread. Readers take no lock: they load the current
@@ -13,14 +13,10 @@ final class PublishedTable<Key: Equatable & Sendable, Value: Sendable>: Sendable
     private final class Table: @unchecked Sendable {
         let keys: [Key]
         let values: [Value]
-        /// Objects the entries stand for and that must outlive them (a key path whose
-        /// identity is a key).
-        let kept: [AnyObject]
 
-        init(keys: [Key], values: [Value], kept: [AnyObject]) {
+        init(keys: [Key], values: [Value]) {
             self.keys = keys
             self.values = values
-            self.kept = kept
         }
     }
 
@@ -43,15 +39,13 @@ final class PublishedTable<Key: Equatable & Sendable, Value: Sendable>: Sendable
         }
     }
 
-    /// Enters `value` for `key`, kept with `owner` alive, unless the table has an entry for
-    /// `key` already; the value the table then holds for `key`.
-    func add(_ key: Key, _ value: Value, keeping owner: AnyObject? = nil) -> Value {
+    /// Enters `value` for `key`, unless the table has an entry for `key` already; the value
+    /// the table then holds for `key`.
+    func add(_ key: Key, _ value: Value) -> Value {
         published.withLock { tables -> Value in
             let last = tables.last
             if let last, let index = last.keys.firstIndex(of: key) { return last.values[index] }
-            let table = Table(
-                keys: (last?.keys ?? []) + [key], values: (last?.values ?? []) + [value],
-                kept: (last?.kept ?? []) + (owner.map { [$0] } ?? []))
+            let table = Table(keys: (last?.keys ?? []) + [key], values: (last?.values ?? []) + [value])
             tables.append(table)
             current.store(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()), ordering: .releasing)
             return value

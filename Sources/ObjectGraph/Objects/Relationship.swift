@@ -94,12 +94,15 @@ extension OrderedSet: RelationshipValue where Element: ManagedObject {
 /// maintained). The projected value (`$messages`) edits in place.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
-    var nameToken: UInt32
+    /// What identifies the declaration in its class (see ``WrapperToken``).
+    @usableFromInline let token: UInt32
 
-    /// A relationship named like the property.
-    public init() { self.nameToken = 0 }
+    /// A relationship named like the property. Leave `line` and `column` to their defaults:
+    /// the position of the declaration identifies it on every access (see ``WrapperToken``).
+    @inlinable
+    public init(line: UInt = #line, column: UInt = #column) { self.token = WrapperToken.declaration(line: line, column: column) }
     /// A relationship with an explicit model name.
-    public init(_ name: String) { self.nameToken = PropertyWrapperNames.token(for: name) }
+    public init(_ name: String) { self.token = PropertyWrapperNames.token(for: name) }
 
     /// Unavailable: the value lives in the enclosing object.
     @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
@@ -124,13 +127,15 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> Value {
         get {
-            let read = object.readWrappedRelationship(storageKeyPath) { resolve(object, storageKeyPath) }
+            let token = object[keyPath: storageKeyPath].token
+            let read = object.readWrappedRelationship(Object.self, token, declared: Value.self)
             let value = read.relationship.isToMany ? Value.make(from: read.objects) : Value.make(single: read.single)
             if let value { return value }
             return mismatched(read.relationship, in: object)
         }
         set {
-            object.writeWrappedRelationship(storageKeyPath, newValue.relationshipObjects) { resolve(object, storageKeyPath) }
+            let token = object[keyPath: storageKeyPath].token
+            object.writeWrappedRelationship(Object.self, token, declared: Value.self, newValue.relationshipObjects)
         }
     }
 
@@ -140,7 +145,10 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
         projected projectedKeyPath: ReferenceWritableKeyPath<Object, RelationshipHandle>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> RelationshipHandle {
-        get { RelationshipHandle(object: object, relationship: object.entity.relationshipWrappers.property(for: storageKeyPath) { resolve(object, storageKeyPath) }) }
+        get {
+            let token = object[keyPath: storageKeyPath].token
+            return RelationshipHandle(object: object, relationship: object.wrappedRelationship(Object.self, token, declared: Value.self))
+        }
         set {}
     }
 
@@ -151,20 +159,6 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
         // A key-path probe's destination prototype whose class the declared type does not fit.
         if KeyPathProbe.isPrototype(object), let empty = Value.make(from: []) { return empty }
         ManagedObject.trap("\(object.entity.name).\(relationship.name) holds objects that are not \(Value.self)")
-    }
-
-    /// Finds the relationship behind a wrapper: called once per entity and key path, on a
-    /// miss of the entity's resolution cache.
-    @usableFromInline
-    static func resolve<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> RelationshipDescription {
-        let name = PropertyWrapperNames.name(of: storage, in: object)
-        guard let relationship = object.entity.relationship(named: name) else {
-            ManagedObject.trap("\(Object.self) declares @Relationship var \(name), but entity \(object.entity.name) has no relationship '\(name)'")
-        }
-        guard relationship.isToMany == Value.isToMany else {
-            ManagedObject.trap("\(Object.self).\(name) is declared as \(Value.self), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
-        }
-        return relationship
     }
 }
 
@@ -206,25 +200,48 @@ public struct RelationshipHandle {
 }
 
 extension ManagedObject {
-    /// The relationship behind a wrapper's storage key path and its destinations, for
-    /// ``Relationship``'s inlined accessor: `single` for a to-one (no array is built), `objects`
-    /// for a to-many. `resolve` runs only when the entity has not resolved `storage` yet.
+    /// The relationship behind the wrapper `declaringClass` declares with `token`, of the
+    /// declared type `declared` (checked when it is first resolved).
+    @usableFromInline
+    final func wrappedRelationship(_ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type) -> RelationshipDescription {
+        let key = WrapperResolutionCache<RelationshipDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
+        return entity.relationshipWrappers.property(for: key) { resolveWrappedRelationship(declaringClass, token, declared: declared) }
+    }
+
+    /// The relationship behind a wrapper and its destinations, for ``Relationship``'s inlined
+    /// accessor: `single` for a to-one (no array is built), `objects` for a to-many.
     @usableFromInline
     final func readWrappedRelationship(
-        _ storage: AnyKeyPath, resolve: () -> RelationshipDescription
+        _ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type
     ) -> (relationship: RelationshipDescription, single: ManagedObject?, objects: [ManagedObject]) {
-        let relationship = entity.relationshipWrappers.property(for: storage, resolve: resolve)
+        let relationship = wrappedRelationship(declaringClass, token, declared: declared)
         if relationship.isToMany { return (relationship, nil, readRelationship(relationship)) }
         return (relationship, readToOne(relationship), [])
     }
 
-    /// Replaces the destinations of the relationship behind a wrapper's storage key path.
+    /// Replaces the destinations of the relationship behind a wrapper.
     @usableFromInline
-    final func writeWrappedRelationship(_ storage: AnyKeyPath, _ objects: [ManagedObject], resolve: () -> RelationshipDescription) {
-        // Lent, as ``withWrappedAttribute(_:resolve:_:)`` lends an attribute.
+    final func writeWrappedRelationship(_ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type, _ objects: [ManagedObject]) {
+        let key = WrapperResolutionCache<RelationshipDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
+        // Lent, as ``withWrappedAttribute(_:_:_:)`` lends an attribute.
         Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
-            cache.withProperty(for: storage, resolve: resolve) { writeRelationship($0, objects) }
+            cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }) {
+                writeRelationship($0, objects)
+            }
         }
+    }
+
+    /// Finds the relationship behind a wrapper: once per entity and declaration, on a miss of
+    /// the entity's cache.
+    private func resolveWrappedRelationship(_ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type) -> RelationshipDescription {
+        let name = PropertyWrapperNames.name(of: token, declaredIn: declaringClass, in: self)
+        guard let relationship = entity.relationship(named: name) else {
+            ManagedObject.trap("\(declaringClass) declares @Relationship var \(name), but entity \(entity.name) has no relationship '\(name)'")
+        }
+        guard relationship.isToMany == declared.isToMany else {
+            ManagedObject.trap("\(declaringClass).\(name) is declared as \(declared), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
+        }
+        return relationship
     }
 
     /// The destination of a to-one relationship for typed accessors.
