@@ -69,6 +69,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(help: "List the workloads and exit.")
     var list = false
 
+    @Flag(help: "Leave glibc's heap trimming at its default (the timed runs turn it off; see Benchmarks/README.md).")
+    var trimHeap = false
+
     @Option(help: .hidden) var memoryChild: String?
     @Option(help: .hidden) var memoryPath: String?
     @Option(help: .hidden) var memoryCount: Int?
@@ -80,6 +83,17 @@ struct BenchmarkCommand: ParsableCommand {
         }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if store == .grdb && !Self.hasGRDB { throw ValidationError("this build has no GRDB side: run `make bench-grdb`") }
+    }
+
+    /// `mallopt(M_TRIM_THRESHOLD, 1 GiB)`, looked up at run time: Glibc's Swift module does not
+    /// export `<malloc.h>`.
+    private static func turnOffHeapTrimming() throws {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD in <malloc.h>
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt"),
+              unsafeBitCast(symbol, to: Mallopt.self)(trimThreshold, 1 << 30) == 1 else {
+            throw BenchmarkFailure("could not turn glibc's heap trimming off (mallopt); run with --trim-heap")
+        }
     }
 
     func run() throws {
@@ -98,6 +112,13 @@ struct BenchmarkCommand: ParsableCommand {
             print(Harness.pad("floor", 18) + "raw LMDB's fetch-all with an object per row (and a uniquing table): the floor under fetch-all, as # lines in the LMDB table")
             return
         }
+        // glibc hands the free top of the heap back to the kernel whenever it exceeds 128 KiB,
+        // so whether a run's objects are faulted in again by the next run depends on whether
+        // any allocation that outlives the run happens to sit above them: a change that
+        // allocates nothing per run flipped SQLite fetch-all between the two (15k against 76k
+        // page faults, +8%). Both sides run with trimming off, as in a process whose heap is
+        // warm; the memory workloads' child processes keep the default.
+        if !trimHeap { try Self.turnOffHeapTrimming() }
         var sizes = quick ? Sizes.quick : Sizes.full
         if let chats { sizes.chats = chats }
         if let messagesPerChat { sizes.messagesPerChat = messagesPerChat }
@@ -119,6 +140,7 @@ struct BenchmarkCommand: ParsableCommand {
         let date = ISO8601DateFormatter().string(from: Date())
         print("# objectgraph-bench \(quick ? "--quick " : "")on \(date): \(ProcessInfo.processInfo.activeProcessorCount) cores, sqlite \(String(cString: sqlite3_libversion())), \(String(cString: mdb_version(nil, nil, nil)))")
         print("# \(sizes.chats) chats × \(sizes.messagesPerChat) messages, \(sizes.students) students × \(sizes.subjectsPerStudent) of \(sizes.subjects) subjects; median of \(repetitions) runs per side; ratio = objectgraph / raw")
+        print("# heap: glibc trimming \(trimHeap ? "at its default (--trim-heap)" : "off for both sides (M_TRIM_THRESHOLD 1 GiB; --trim-heap for the default)")")
         let sqlite = store == .all || store == .sqlite || store == .grdb
             ? try runSQLite(selected, fixtures: fixtures, repetitions: repetitions, log: log) : []
         if store == .grdb || (store == .all && Self.hasGRDB) {
