@@ -303,7 +303,7 @@ public final class PersistentStoreCoordinator: Sendable {
             if rowCache.keepsBatch(of: part.inserted.count) { rowCache.store(part.inserted) }
             // (Lazily: a bypassed cache takes nothing, and an array of the rows copied each
             // one, retaining its values, for nothing.)
-            rowCache.store(part.updated.lazy.map(\.values))
+            rowCache.store(part.updated.lazy.map { $0.values })
             rowCache.remove(part.deleted.map(\.objectID))
         }
     }

@@ -41,13 +41,13 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             let token = object[keyPath: storageKeyPath].token
             let value = object.readWrappedAttributeValue(Object.self, token)
             if let converted = Value.fromAttributeValue(value) { return converted }
             return unrepresentable(value, of: object.wrappedAttribute(Object.self, token), in: object)
         }
-        set {
+        @inline(__always) set {
             object.writeWrappedAttribute(Object.self, object[keyPath: storageKeyPath].token, newValue.attributeValue)
         }
     }

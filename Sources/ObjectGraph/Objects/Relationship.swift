@@ -126,26 +126,28 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             let token = object[keyPath: storageKeyPath].token
             let read = object.readWrappedRelationship(Object.self, token, declared: Value.self)
             let value = read.relationship.isToMany ? Value.make(from: read.objects) : Value.make(single: read.single)
             if let value { return value }
             return mismatched(read.relationship, in: object)
         }
-        set {
+        @inline(__always) set {
             let token = object[keyPath: storageKeyPath].token
             object.writeWrappedRelationship(Object.self, token, declared: Value.self, newValue.relationshipObjects)
         }
     }
 
+    // Inlinable, so that reading the token is a load of the field (see WrapperToken).
     /// A handle that edits the relationship in place (`chat.$messages.add(m)`).
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         projected projectedKeyPath: ReferenceWritableKeyPath<Object, RelationshipHandle>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> RelationshipHandle {
-        get {
+        @inline(__always) get {
             let token = object[keyPath: storageKeyPath].token
             return RelationshipHandle(object: object, relationship: object.wrappedRelationship(Object.self, token, declared: Value.self))
         }
@@ -170,6 +172,12 @@ public struct RelationshipHandle {
     public let object: ManagedObject
     /// The relationship.
     public let relationship: RelationshipDescription
+
+    @usableFromInline
+    init(object: ManagedObject, relationship: RelationshipDescription) {
+        self.object = object
+        self.relationship = relationship
+    }
 
     /// The members (destinations), in order for ordered relationships.
     public var objects: [ManagedObject] { object.readRelationship(relationship) }
