@@ -96,6 +96,29 @@ struct WrapperDeclarationTests {
         }
     }
 
+    /// Mutating a wrapped value in place (`+=`, a mutating method) goes through the wrapper's
+    /// getter and setter: the change lands in the object and is tracked.
+    @Test func inPlaceMutationsReachTheObject() throws {
+        let (_, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let garage = Garage(context: context)
+            garage.name = "South"
+            let car = Car(context: context)
+            car.make = "Volvo"
+            car.model = "24"
+            try context.save()
+            car.make += " Cars"
+            car.model.append("0")
+            garage.vehicles.insert(car)
+            #expect(try string(car, "make") == "Volvo Cars")
+            #expect(try string(car, "model") == "240")
+            #expect(car.garage === garage)
+            #expect(car.isUpdated && garage.isUpdated)
+            try context.save()
+            #expect(car.make == "Volvo Cars" && car.model == "240" && garage.vehicles == [car])
+        }
+    }
+
     @Test func twoWrappersOfOneClassAtOnePositionStopTheProcessWithAMessage() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let (_, context) = try makeContext(Self.build)

@@ -51,7 +51,7 @@ enum WrapperToken {
                           let label = child.label else { continue }
                     let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                     if let found {
-                        ManagedObject.trap("\(declaringClass) declares wrapped properties \(found) and \(name) whose declarations have the same position token \(token); name one explicitly, e.g. @Attribute(\"\(name)\")")
+                        ManagedObject.trap("\(declaringClass) declares wrapped properties \(found) and \(name) whose declarations have the same position token \(token); name one explicitly, e.g. @Attribute(\"\(name)\") or @Relationship(\"\(name)\")")
                     }
                     found = name
                 }
