@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// **Threading contract.** `Sendable`: any thread may read or update. A read sees the last
 /// value published before it began, complete; updates are serialized (each sees the one before
-/// and publishes its result). Every published value
-/// stays allocated until this object goes (a reader may still be using an older one), which
-/// suits values replaced a handful of times in a process, as attached stores are.
+/// and publishes its result). Every published value stays allocated until this object goes (a
+/// reader may still be using an older one), which suits values replaced a handful of times in
+/// a process, as attached stores and ``PublishedTable``'s entries are.
 final class PublishedValue<Value: Sendable>: Sendable {
     private final class Box: Sendable {
         let value: Value

@@ -53,8 +53,7 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
 
     /// The cached property for `key`, or `resolve()`'s answer, cached.
     func property(for key: Key, resolve: () -> Property) -> Property {
-        if let found = table.withValue(for: key, { $0 }) { return found }
-        return table.add(key, resolve())
+        withProperty(for: key, resolve: resolve) { $0 }
     }
 
     /// `answer` applied to the cached property for `key` (to `resolve()`'s answer, cached, on
