@@ -54,14 +54,20 @@ struct WrapperDeclarationTests {
         }
     }
 
+    /// A new car, its two attributes set through their wrappers.
+    static func car(_ make: String, _ model: String, in context: ManagedObjectContext) -> Car {
+        let car = Car(context: context)
+        car.make = make
+        car.model = model
+        return car
+    }
+
     @Test func aSubclassAndItsSuperclassAtOnePositionReachTheirOwnProperties() throws {
         let (_, context) = try makeContext(Self.build)
         try context.performAndWait {
             let garage = Garage(context: context)
             garage.name = "North"
-            let car = Car(context: context)
-            car.make = "Volvo"
-            car.model = "240"
+            let car = Self.car("Volvo", "240", in: context)
             car.garage = garage
             #expect(try string(car, "make") == "Volvo")
             #expect(try string(car, "model") == "240")
@@ -79,9 +85,7 @@ struct WrapperDeclarationTests {
         try context.performAndWait {
             // The bound class first, so that its declarations are resolved before the
             // subclass's, which share their position.
-            let car = Car(context: context)
-            car.make = "Saab"
-            car.model = "900"
+            let car = Self.car("Saab", "900", in: context)
             let entity = try #require(context.model.entity(named: "Car"))
             let sports = SportsCar(entity: entity, insertInto: context)
             sports.make = "Porsche"
@@ -103,9 +107,7 @@ struct WrapperDeclarationTests {
         try context.performAndWait {
             let garage = Garage(context: context)
             garage.name = "South"
-            let car = Car(context: context)
-            car.make = "Volvo"
-            car.model = "24"
+            let car = Self.car("Volvo", "24", in: context)
             try context.save()
             car.make += " Cars"
             car.model.append("0")
