@@ -18,10 +18,10 @@ final class SQLiteConnection: @unchecked Sendable {
     @exclusivity(unchecked) private var active: [SQLiteStatement] = []
     let path: String
 
-    init(path: String, readOnly: Bool = false) throws {
+    init(path: String) throws {
         self.path = path
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
