@@ -18,10 +18,12 @@ final class SQLiteConnection: @unchecked Sendable {
     @exclusivity(unchecked) private var active: [SQLiteStatement] = []
     let path: String
 
-    init(path: String) throws {
+    /// Opens `path` for reading and writing; `create` makes the file if it is missing (only
+    /// the store's first connection does: a later one finding no file reports it).
+    init(path: String, create: Bool = false) throws {
         self.path = path
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

@@ -60,7 +60,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let synchronous = request.options["synchronous"]?.uppercased() == "FULL" ? "FULL" : "NORMAL"
         self.synchronous = synchronous
-        let connection = try SQLiteConnection(path: url.path)
+        let connection = try SQLiteConnection(path: url.path, create: true)
         do {
             try connection.execute("PRAGMA journal_mode=WAL;")
             try Self.configure(connection, synchronous: synchronous)

@@ -84,6 +84,19 @@ struct SQLiteConnectionPoolTests {
             store.returnReader(second)
         }
     }
+
+    @Test("a connection opened after the file is gone reports it, and makes no empty file in its place")
+    func missingFileIsNotRecreated() throws {
+        let (container, store) = try Self.open()
+        defer { container.close() }
+        let held = try store.takeReader()
+        defer { store.returnReader(held) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: store.url.path + suffix)
+        }
+        #expect(throws: StoreError.self) { _ = try store.takeReader() }
+        #expect(!FileManager.default.fileExists(atPath: store.url.path))
+    }
 }
 
 /// The background save's error, if any, handed back to the test's thread.
