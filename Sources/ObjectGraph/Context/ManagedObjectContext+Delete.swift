@@ -159,7 +159,19 @@ extension ManagedObjectContext {
                 }
             case .cascade:
                 let sourceMembersAsStored = relationship.isToMany && !object.toManyStates[relationship.slot].hasChanges
-                for destination in try destinations(of: object, relationship) {
+                guard relationship.isToMany else {
+                    for destination in try destinations(of: object, relationship) {
+                        if relationship.hasInverse { try unlinkInverse(of: relationship, at: destination, from: object) }
+                        markDeleted(destination)
+                    }
+                    continue
+                }
+                // Member by member, each object made and deleted in turn: an array of them
+                // first (destinations(of:_:)) took and dropped one more reference to each.
+                // The members are a copy: a rule that changes the set copies it, once.
+                try loadToManyIfNeeded(object, relationship)
+                for id in object.toManyStates[relationship.slot].members ?? [] {
+                    let destination = registeredOrFault(id)
                     if relationship.hasInverse {
                         try unlinkInverse(of: relationship, at: destination, from: object, deletingDestination: sourceMembersAsStored)
                     }
