@@ -14,7 +14,12 @@ import ObjectGraph
 ///   many-to-many (one join table per direction) and many-to-nil — is a join table
 ///   `"j:Declaring.name"(src, dst, dste, pos)`, so one destination can belong to many owners;
 /// - `og_metadata` (store UUID, model version hash, user metadata) and `og_primary_keys`
-///   (the next key per hierarchy).
+///   (the next key per hierarchy);
+/// - indexes on every foreign key, on join tables, on indexed attributes, and on `entity` in
+///   the tables of hierarchies with sub-entities (a fetch of a sub-entity filters on it). A
+///   table holding one entity has no `entity` index: nothing ever filters on it there, and
+///   every insert and delete paid for it — deleting a cascade's 10,000 rows took 12.6 ms with
+///   it and 7.6 ms without (raw SQL on the benchmark's chat file), and the file was 15% larger.
 ///
 /// Columns carry no type affinity, so SQLite keeps each value exactly as bound (an integer
 /// stays an integer, -0.0 stays -0.0).
@@ -213,7 +218,9 @@ struct SQLiteSchema {
             let table = Self.table(root)
             let body = (["pk INTEGER PRIMARY KEY", "entity TEXT NOT NULL", "version INTEGER NOT NULL"] + columns).joined(separator: ", ")
             sql += "CREATE TABLE \(table) (\(body));\n"
-            sql += "CREATE INDEX \(Self.quote("ix:\(root).entity")) ON \(table) (entity);\n"
+            if Self.onlyEntity(ofRoot: root, in: model) == nil {
+                sql += "CREATE INDEX \(Self.quote("ix:\(root).entity")) ON \(table) (entity);\n"
+            }
             for column in columns where column.hasPrefix("\"fk:") {
                 sql += "CREATE INDEX \(Self.quote("ix:\(root).\(column.dropFirst().dropLast())")) ON \(table) (\(column));\n"
             }

@@ -65,6 +65,23 @@ struct SQLiteStoreTests {
         #expect(Self.tables(url) == ["Comment", "Note", "Tag", "j:Note.tags", "og_metadata", "og_primary_keys"])
     }
 
+    @Test("indexes: every foreign key, join tables, indexed attributes, and `entity` only where a hierarchy shares the table")
+    func schemaIndexes() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Owner") { e in e.attribute("name", .string, indexed: true) }
+            m.entity("Admin", parent: "Owner") { _ in }
+            m.entity("Pet") { e in
+                e.attribute("name", .string)
+                e.toOne("owner", "Owner")
+            }
+        }
+        let url = try Self.temporaryFile()
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        container.close()
+        #expect(Self.strings(url, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'ix:%' ORDER BY name")
+            == ["ix:Owner.entity", "ix:Owner.name", "ix:Pet.fk:Pet.owner"])
+    }
+
     @Test("a file that is not SQLite is refused with a typed error")
     func notSQLite() throws {
         let url = try Self.temporaryFile()
