@@ -130,6 +130,13 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(raw)
     }
 
+    /// Readies the statement to run again, keeping its bindings: for a loop that binds every
+    /// parameter before each run. Clearing them as well (``reset()``) freed and zeroed each
+    /// bound value only for the loop to bind the next: 3% of inserting 100,000 rows (perf).
+    func rewind() {
+        sqlite3_reset(raw)
+    }
+
     /// Binds a value at 1-based `index`. Strings and bytes are bound with their exact length,
     /// so NUL bytes survive; empty data is a zero-length blob, not NULL.
     func bind(_ value: AttributeValue, at index: Int32) throws {

@@ -78,7 +78,7 @@ extension SQLiteStore {
             let statement: SQLiteStatement
             if let run = currentUpdate, run.layout === layout, run.attributes == changes.updated[index].changedAttributes,
                run.toOne == changes.updated[index].changedToOne {
-                run.statement.reset()
+                run.statement.rewind()
                 statement = run.statement
             } else {
                 let attributes = changes.updated[index].changedAttributes, toOne = changes.updated[index].changedToOne
@@ -117,13 +117,14 @@ extension SQLiteStore {
             throw StoreError(.conflict, "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read", conflicts: conflicts)
         }
         var current: (layout: SQLiteSchema.EntityLayout, statement: SQLiteStatement)?
-        for snapshot in changes.inserted {
-            let (_, pk, layout) = try root(of: snapshot.objectID)
+        // Read in place by index, as the updates are: a copy of each row retained its arrays.
+        for index in changes.inserted.indices {
+            let (_, pk, layout) = try root(of: changes.inserted[index].objectID)
             let statement = try connection.prepare(layout.insertSQL, reusing: &current, for: layout)
             try statement.bind(pk, at: 1)
             try statement.bind(layout.entity.name, at: 2)
-            try statement.bind(snapshot.version, at: 3)
-            _ = try bindColumns(of: snapshot, layout, to: statement, from: 4)
+            try statement.bind(changes.inserted[index].version, at: 3)
+            _ = try bindColumns(of: changes.inserted[index], layout, to: statement, from: 4)
             try statement.run()
         }
         for change in changes.toMany {
@@ -149,7 +150,7 @@ extension SQLiteStore {
                     try statement.bind(position, at: 1)
                     try statement.bind(memberKey, at: 2)
                     try statement.run()
-                    statement.reset()
+                    statement.rewind()
                 }
             case .join(let table):
                 // A member whose row is gone (deleted by a save that landed first) gets no join
@@ -162,7 +163,7 @@ extension SQLiteStore {
                         try remove.bind(pk, at: 1)
                         try remove.bind(memberKey, at: 2)
                         try remove.run()
-                        remove.reset()
+                        remove.rewind()
                     }
                 }
                 if let members = change.order {
@@ -179,7 +180,7 @@ extension SQLiteStore {
                         try add.bind(member.entityName, at: 3)
                         try add.bind(position, at: 4)
                         try add.run()
-                        add.reset()
+                        add.rewind()
                         position += 1
                     }
                 }
@@ -297,7 +298,7 @@ extension SQLiteStore {
             try write.bind(member.entityName, at: 3)
             try write.bind(position, at: 4)
             try write.run()
-            write.reset()
+            write.rewind()
         }
     }
 }
@@ -308,7 +309,8 @@ extension SQLiteConnection {
     /// not per row), else prepared and remembered in `current`.
     func prepare(_ sql: String, reusing current: inout (layout: SQLiteSchema.EntityLayout, statement: SQLiteStatement)?, for layout: SQLiteSchema.EntityLayout) throws -> SQLiteStatement {
         if let current, current.layout === layout {
-            current.statement.reset()
+            // (Its caller binds every parameter again.)
+            current.statement.rewind()
             return current.statement
         }
         let statement = try prepare(sql)
