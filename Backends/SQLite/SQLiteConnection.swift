@@ -176,6 +176,13 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds `text` without copying it (SQLite reads it in place until the next binding,
+    /// reset or finalization, all of which `text`'s owner outlives; see ``StaticText``).
+    func bind(_ text: StaticText, at index: Int32) throws {
+        let status = sqlite3_bind_text64(raw, index, text.pointer, sqlite3_uint64(text.count), nil, UInt8(SQLITE_UTF8))
+        guard status == SQLITE_OK else { throw connection.lastError(status, sql: sql).storeError("binding a value") }
+    }
+
     func bind(_ value: Int64, at index: Int32) throws {
         let status = sqlite3_bind_int64(raw, index, value)
         guard status == SQLITE_OK else { throw connection.lastError(status, sql: sql).storeError("binding a value") }
@@ -247,4 +254,24 @@ final class SQLiteStatement {
         case .binaryData, .transformable: return data(column).map { .data($0) } ?? .null
         }
     }
+}
+
+/// A string's UTF-8 bytes in memory of their own for as long as this object lives, bound to
+/// statements without a copy: the entity names every saved row binds (its own, its to-ones'
+/// destinations'), which SQLite copied into a fresh allocation at each binding and freed at
+/// the next (two allocations per inserted message).
+final class StaticText: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<CChar>
+    let count: Int
+
+    init(_ string: String) {
+        let bytes = Array(string.utf8)
+        count = bytes.count
+        pointer = .allocate(capacity: max(bytes.count, 1))
+        bytes.withUnsafeBufferPointer { buffer in
+            for (offset, byte) in buffer.enumerated() { pointer[offset] = CChar(bitPattern: byte) }
+        }
+    }
+
+    deinit { pointer.deallocate() }
 }

@@ -43,8 +43,12 @@ struct SQLiteSchema {
         let toOneColumns: [(pk: String, entity: String)?]
         let toMany: [ToManyStorage]
 
+        /// The entity's name, as its rows and the to-ones pointing at them bind it.
+        let entityName: StaticText
+
         init(entity: EntityDescription, table: String, attributeColumns: [String?], toOneColumns: [(pk: String, entity: String)?], toMany: [ToManyStorage]) {
             self.entity = entity
+            self.entityName = StaticText(entity.name)
             self.table = table
             self.attributeColumns = attributeColumns
             self.toOneColumns = toOneColumns

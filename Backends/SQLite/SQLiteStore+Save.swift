@@ -43,7 +43,11 @@ extension SQLiteStore {
         for (slot, pair) in layout.toOneColumns.enumerated() where pair != nil && toOne?.contains(slot) ?? true {
             if let id = snapshot.toOne[slot], let pk = id.primaryKey {
                 try statement.bind(pk, at: index)
-                try statement.bind(layoutsByNamespace[id.namespace]?.entity.name ?? id.entityName, at: index + 1)
+                if let destination = layoutsByNamespace[id.namespace] {
+                    try statement.bind(destination.entityName, at: index + 1)
+                } else {
+                    try statement.bind(id.entityName, at: index + 1)
+                }
             } else {
                 try statement.bind(.null, at: index)
                 try statement.bind(.null, at: index + 1)
@@ -122,7 +126,7 @@ extension SQLiteStore {
             let (_, pk, layout) = try root(of: changes.inserted[index].objectID)
             let statement = try connection.prepare(layout.insertSQL, reusing: &current, for: layout)
             try statement.bind(pk, at: 1)
-            try statement.bind(layout.entity.name, at: 2)
+            try statement.bind(layout.entityName, at: 2)
             try statement.bind(changes.inserted[index].version, at: 3)
             _ = try bindColumns(of: changes.inserted[index], layout, to: statement, from: 4)
             try statement.run()
