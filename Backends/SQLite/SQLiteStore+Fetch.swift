@@ -32,8 +32,8 @@ extension SQLiteStore {
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         // Not in withReader's closure: captured there, the request was copied into it and
         // again into the shape, retaining each of its parts twice (perf).
-        let connection = try takeReader()
-        defer { returnReader(connection) }
+        let connection = try takeConnection()
+        defer { returnConnection(connection) }
         return try fetch(request, connection: connection)
     }
 

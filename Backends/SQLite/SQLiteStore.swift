@@ -127,23 +127,23 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Runs `body` with a connection of its own, under the write lock: one write at a time.
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try writeLock.withLock { _ in
-            let connection = try takeReader()
-            defer { returnReader(connection) }
+            let connection = try takeConnection()
+            defer { returnConnection(connection) }
             return try body(connection)
         }
     }
 
     /// Runs `body` with a connection of its own, for reading (from the pool, or a new one).
     func withReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        let reader = try takeReader()
-        defer { returnReader(reader) }
-        return try body(reader)
+        let connection = try takeConnection()
+        defer { returnConnection(connection) }
+        return try body(connection)
     }
 
     /// A connection of the caller's own: the idle one used last, or a new one. For a caller
     /// that would otherwise capture large values in ``withReader(_:)``'s closure (each
-    /// captured value is copied into it); handed back with ``returnReader(_:)``.
-    func takeReader() throws -> SQLiteConnection {
+    /// captured value is copied into it); handed back with ``returnConnection(_:)``.
+    func takeConnection() throws -> SQLiteConnection {
         guard !closed.load(ordering: .acquiring) else { throw StoreError(.closed, "the SQLite store at \(url.path) is closed") }
         if let connection = idle.withLock({ $0.popLast() }) { return connection }
         let connection = try SQLiteConnection(path: url.path)
@@ -156,7 +156,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Ends the statements of `connection` and keeps it for reuse (closes it when enough are
     /// kept or the store is closed).
-    func returnReader(_ connection: SQLiteConnection) {
+    func returnConnection(_ connection: SQLiteConnection) {
         connection.resetActive()
         let keep = idle.withLock { pool -> Bool in
             guard !closed.load(ordering: .acquiring), pool.count < 5 else { return false }

@@ -38,7 +38,7 @@ struct SQLiteConnectionPoolTests {
         }
         // A read in the middle of its result: its connection is out of the pool, its read
         // transaction open.
-        let reader = try store.takeReader()
+        let reader = try store.takeConnection()
         let rows = try reader.prepare("SELECT pk FROM \"Tag\" ORDER BY pk")
         #expect(try rows.step())
         let saved = DispatchSemaphore(value: 0)
@@ -60,7 +60,7 @@ struct SQLiteConnectionPoolTests {
         var seen = 1
         while try rows.step() { seen += 1 }
         #expect(seen == 3, "the open read still sees the state before the save")
-        store.returnReader(reader)
+        store.returnConnection(reader)
         try context.performAndWait { () throws in
             #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Tag")) == 4)
         }
@@ -72,16 +72,16 @@ struct SQLiteConnectionPoolTests {
             let (container, store) = try Self.open(options: ["synchronous": option])
             defer { container.close() }
             // Two at once: the second is opened for the occasion.
-            let first = try store.takeReader()
-            let second = try store.takeReader()
+            let first = try store.takeConnection()
+            let second = try store.takeConnection()
             #expect(first !== second)
             for connection in [first, second] {
                 let pragma = try connection.prepare("PRAGMA synchronous")
                 #expect(try pragma.step())
                 #expect(pragma.int64(0) == expected, "synchronous=\(option)")
             }
-            store.returnReader(first)
-            store.returnReader(second)
+            store.returnConnection(first)
+            store.returnConnection(second)
         }
     }
 
@@ -89,12 +89,12 @@ struct SQLiteConnectionPoolTests {
     func missingFileIsNotRecreated() throws {
         let (container, store) = try Self.open()
         defer { container.close() }
-        let held = try store.takeReader()
-        defer { store.returnReader(held) }
+        let held = try store.takeConnection()
+        defer { store.returnConnection(held) }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: store.url.path + suffix)
         }
-        #expect(throws: StoreError.self) { _ = try store.takeReader() }
+        #expect(throws: StoreError.self) { _ = try store.takeConnection() }
         #expect(!FileManager.default.fileExists(atPath: store.url.path))
     }
 }
