@@ -265,12 +265,10 @@ final class StaticText: @unchecked Sendable {
     let count: Int
 
     init(_ string: String) {
-        let bytes = Array(string.utf8)
+        let bytes = string.utf8.map { CChar(bitPattern: $0) }
         count = bytes.count
         pointer = .allocate(capacity: max(bytes.count, 1))
-        bytes.withUnsafeBufferPointer { buffer in
-            for (offset, byte) in buffer.enumerated() { pointer[offset] = CChar(bitPattern: byte) }
-        }
+        pointer.initialize(from: bytes, count: bytes.count)
     }
 
     deinit { pointer.deallocate() }

@@ -62,11 +62,17 @@ struct WrapperDeclarationTests {
         return car
     }
 
+    /// A new garage, named through its wrapper.
+    static func garage(_ name: String, in context: ManagedObjectContext) -> Garage {
+        let garage = Garage(context: context)
+        garage.name = name
+        return garage
+    }
+
     @Test func aSubclassAndItsSuperclassAtOnePositionReachTheirOwnProperties() throws {
         let (_, context) = try makeContext(Self.build)
         try context.performAndWait {
-            let garage = Garage(context: context)
-            garage.name = "North"
+            let garage = Self.garage("North", in: context)
             let car = Self.car("Volvo", "240", in: context)
             car.garage = garage
             #expect(try string(car, "make") == "Volvo")
@@ -105,8 +111,7 @@ struct WrapperDeclarationTests {
     @Test func inPlaceMutationsReachTheObject() throws {
         let (_, context) = try makeContext(Self.build)
         try context.performAndWait {
-            let garage = Garage(context: context)
-            garage.name = "South"
+            let garage = Self.garage("South", in: context)
             let car = Self.car("Volvo", "24", in: context)
             try context.save()
             car.make += " Cars"
