@@ -181,6 +181,34 @@ struct ModelLayoutTests {
         #expect(model.versionHash(configuration: "Drawing") != model.versionHash(configuration: "Logs"))
         #expect(model.versionHash(configuration: nil) == model.versionHash)
     }
+
+    /// Small entities are searched by comparing names, large ones through a table: both find
+    /// every property (inherited ones, long and non-ASCII names), by kind, and nothing else.
+    @Test(arguments: [3, 40])
+    func propertiesAreFoundByNameInSmallAndLargeEntities(attributes count: Int) throws {
+        let names = (0..<count).map { $0 == 1 ? "ünïcode\($0)" : $0 == 2 ? "aRatherLongAttributeName\($0)" : "a\($0)" }
+        let model = try ManagedObjectModel { m in
+            m.entity("Base", abstract: true) { e in e.attribute("inherited", .string, optional: true) }
+            m.entity("Wide", parent: "Base") { e in
+                for name in names { e.attribute(name, .integer64, optional: true) }
+                e.toOne("owner", "Owner", inverse: "wides")
+            }
+            m.entity("Owner") { e in e.toMany("wides", "Wide", inverse: "owner") }
+        }
+        let wide = try #require(model.entity(named: "Wide"))
+        for name in names + ["inherited"] {
+            #expect(wide.attribute(named: name)?.name == name)
+            #expect(wide.relationship(named: name) == nil)
+        }
+        #expect(wide.relationship(named: "owner")?.name == "owner")
+        #expect(wide.attribute(named: "owner") == nil)
+        if case .relationship(let owner)? = wide.property(named: "owner") { #expect(owner.isToMany == false) } else { Issue.record("owner not found") }
+        #expect(wide.property(named: "a") == nil)
+        #expect(wide.property(named: "A0") == nil)
+        #expect(wide.property(named: "") == nil)
+        // Canonically equivalent spellings are the same name, as String equality has it.
+        #expect(wide.attribute(named: "u\u{308}nïcode1")?.name == names[1])
+    }
 }
 
 @Suite("Model: version hashes")

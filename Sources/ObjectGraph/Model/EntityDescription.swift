@@ -41,6 +41,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// A stable hash of the entity's stored shape; two models with equal hashes can share a store.
     public let versionHash: String
     private let propertiesByName: [String: Property]
+    /// The properties in slot order, attributes first, for ``property(named:)``'s linear
+    /// search of a small entity (see there).
+    private let propertyList: [(name: String, property: Property)]
     /// Each attribute's default value, by slot: a new object's values start as this array,
     /// shared until its first change.
     let defaultValues: [AttributeValue]
@@ -93,6 +96,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         for a in attributes { byName[a.name] = .attribute(a) }
         for r in relationships { byName[r.name] = .relationship(r) }
         self.propertiesByName = byName
+        self.propertyList = attributes.map { ($0.name, .attribute($0)) } + relationships.map { ($0.name, .relationship($0)) }
         self.classBox = ClassBox(managedClass)
     }
 
@@ -100,17 +104,27 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public var managedClass: ManagedObject.Type { classBox.type }
 
     /// The attribute or relationship named `name`, inherited ones included.
-    public func property(named name: String) -> Property? { propertiesByName[name] }
+    public func property(named name: String) -> Property? {
+        // Most entities have a handful of properties with short names, which Swift keeps
+        // inline: comparing such a name with each is cheaper than hashing it once.
+        if propertyList.count <= Self.linearSearchLimit {
+            for entry in propertyList where entry.name == name { return entry.property }
+            return nil
+        }
+        return propertiesByName[name]
+    }
+
+    private static let linearSearchLimit = 12
 
     /// The attribute named `name`.
     public func attribute(named name: String) -> AttributeDescription? {
-        if case .attribute(let a)? = propertiesByName[name] { return a }
+        if case .attribute(let a)? = property(named: name) { return a }
         return nil
     }
 
     /// The relationship named `name`.
     public func relationship(named name: String) -> RelationshipDescription? {
-        if case .relationship(let r)? = propertiesByName[name] { return r }
+        if case .relationship(let r)? = property(named: name) { return r }
         return nil
     }
 
