@@ -17,7 +17,9 @@ extension ManagedObjectContext {
         markDeleted(object)
     }
 
-    func markDeleted(_ object: ManagedObject) {
+    /// (Takes `object` owned: a cascade hands over the reference it made the member with, which
+    /// the list of pending deletes keeps, instead of retaining it there and releasing its own.)
+    func markDeleted(_ object: consuming ManagedObject) {
         guard !object.isDeletedStorage else { return }
         noteUndoableChange(object)
         object.prepareForDeletion()
@@ -36,7 +38,7 @@ extension ManagedObjectContext {
             deletedStorage.insert(object)
         }
         changeLog.deleted(object)
-        pendingDeletes.append(object)
+        pendingDeletes.append(consume object)
     }
 
     /// Applies delete rules for pending deletes and posts

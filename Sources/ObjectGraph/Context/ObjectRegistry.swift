@@ -67,7 +67,7 @@ struct ObjectRegistry {
             // answering one object twice leaves, is dropped): the storage starts over, so a
             // loop of fetches into an emptied registry does not grow it.
             for position in objects.indices {
-                if let object = objects[position].take() { dropped.append(object) }
+                if let object = objects[position].take() { dropped.append(consume object) }
             }
             objects.removeAll(keepingCapacity: true)
             vacant.removeAll(keepingCapacity: true)
@@ -124,7 +124,7 @@ struct ObjectRegistry {
         // (Checked before taking a reference, which would make it look held.)
         if objects[found] != nil && !isReleased(at: found) { return .live(objects[found].unsafelyUnwrapped) }
         // Released by the app: its entry is reused for the new object.
-        if let released = objects[found].take() { dropped.append(released) }
+        if let released = objects[found].take() { dropped.append(consume released) }
         generation &+= 1
         return .reserved(found)
     }
@@ -419,7 +419,7 @@ struct ObjectRegistry {
     }
 
     private mutating func vacate(_ position: Int) {
-        if let object = objects[position].take() { dropped.append(object) }
+        if let object = objects[position].take() { dropped.append(consume object) }
         vacant.append(position)
         generation &+= 1
     }
