@@ -21,7 +21,8 @@ extension ManagedObjectContext {
             try fulfillFaults(group.ids.compactMap { registeredLive($0) })
             if !object.isFaultStorage { return }
         }
-        var snapshot = coordinator.rowCache.snapshot(for: object.objectID)
+        // (The cache lent, not retained: the coordinator holds it, and the context the coordinator.)
+        var snapshot = Unmanaged.passUnretained(coordinator.rowCache)._withUnsafeGuaranteedRef { $0.snapshot(for: object.objectID) }
         if snapshot != nil {
             statisticsStorage.rowCacheHits += 1
         } else {

@@ -146,6 +146,22 @@ public final class PersistentStoreCoordinator: Sendable {
         return entry
     }
 
+    /// `body` with the entry routing `id`, lent without a reference of its own: a published
+    /// list stays allocated while the coordinator lives (see ``PublishedValue``), and taking
+    /// the entry retained and released it at every fault.
+    @inline(__always)
+    func withEntry<R>(for id: ObjectID, _ body: (Entry) throws -> R) throws -> R {
+        let found = entries.read { all -> Unmanaged<Entry>? in
+            for index in all.indices {
+                let matches = id.isTemporary ? all[index].entityTokens.contains(id.entityToken) : all[index].storeToken == id.storeToken
+                if matches { return Unmanaged.passUnretained(all[index]) }
+            }
+            return nil
+        }
+        guard let found else { return try body(entry(for: id)) }  // throws the routing error
+        return try found._withUnsafeGuaranteedRef(body)
+    }
+
     /// The stores holding `entity` (compared by interned name: every fetch and count asks).
     func entries(holding entity: EntityDescription) throws -> [Entry] {
         let token = entity.nameToken
@@ -165,9 +181,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The row for `id` (one fault), without the arrays of ``snapshots(for:caching:)``.
     func snapshot(for id: ObjectID, caching: Bool = true) throws -> RowSnapshot? {
         guard !id.isTemporary else { return nil }
-        let entry = try entry(for: id)
         let mark = rowCache.readMark
-        let row = try entry.gate.read { try entry.store.snapshot(for: id) }
+        let row = try withEntry(for: id) { entry in try entry.gate.read { try entry.store.snapshot(for: id) } }
         // Asked first: wrapping the row to offer it copied it (retaining its values) even when
         // the cache takes nothing, as for stores whose rows are cheap to read again.
         if caching, !rowCache.isBypassed, let row { rowCache.store(CollectionOfOne(row), readSince: mark) }

@@ -49,7 +49,12 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
         let token: UInt32
     }
 
-    private let table = PublishedTable<Key, Property>()
+    /// The properties found, as pointers: a reference loaded from the table was retained
+    /// around any call it was lent to that the optimizer could not see into (a fault's first
+    /// typed read), where a pointer is a plain value. ``kept`` holds them.
+    private let table = PublishedTable<Key, Unmanaged<Property>>()
+    /// Keeps every property in ``table`` alive (the entity holds them too).
+    private let kept = Guarded<[Property]>([])
 
     /// The cached property for `key`, or `resolve()`'s answer, cached.
     func property(for key: Key, resolve: () -> Property) -> Property {
@@ -61,7 +66,16 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
     /// reference to it.
     @inline(__always)
     func withProperty<Answer>(for key: Key, resolve: () -> Property, _ answer: (Property) -> Answer) -> Answer {
-        if let found = table.withValue(for: key, answer) { return found }
-        return answer(table.add(key, resolve()))
+        if let found = table.withValue(for: key, { $0._withUnsafeGuaranteedRef(answer) }) { return found }
+        return resolveAndAnswer(key, resolve, answer)
+    }
+
+    /// The miss of ``withProperty(for:resolve:_:)``, out of line (the hit is the hot path).
+    @inline(never)
+    private func resolveAndAnswer<Answer>(_ key: Key, _ resolve: () -> Property, _ answer: (Property) -> Answer) -> Answer {
+        let resolved = resolve()
+        // Kept before it is published, so no reader finds a pointer to a freed property.
+        kept.withLock { $0.append(resolved) }
+        return table.add(key, Unmanaged.passUnretained(resolved))._withUnsafeGuaranteedRef(answer)
     }
 }
