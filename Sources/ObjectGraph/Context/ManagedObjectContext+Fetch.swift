@@ -139,6 +139,8 @@ extension ManagedObjectContext {
     }
 
     func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
+        // (Nothing pending, the usual case, is answered before the entity's names are taken.)
+        if insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty { return false }
         let tokens = includesSubentities ? entity.hierarchyTokens : [entity.nameToken]
         return insertedStorage.contains { tokens.contains($0.objectID.entityToken) }
             || updatedStorage.keys.contains { tokens.contains($0.entityToken) }

@@ -70,15 +70,16 @@ extension PersistentStoreCoordinator {
     }
 
     func count(_ request: StoreFetchRequest) throws -> Int {
-        let entries = try self.entries(holding: request.entity)
-        if entries.count == 1 {
-            let entry = entries[0]
-            let result = try entry.gate.read {
-                // (Not copied to set what is set already: a copy retains every part of the request.)
-                if case .count = request.resultType { return try entry.store.fetch(request) }
-                var countRequest = request
-                countRequest.resultType = .count
-                return try entry.store.fetch(countRequest)
+        // (The entry lent, not taken from a list: every count of one store comes this way.)
+        if let sole = soleEntry(holding: request.entity) {
+            let result = try sole._withUnsafeGuaranteedRef { entry in
+                try entry.gate.read {
+                    // (Not copied to set what is set already: a copy retains every part of the request.)
+                    if case .count = request.resultType { return try entry.store.fetch(request) }
+                    var countRequest = request
+                    countRequest.resultType = .count
+                    return try entry.store.fetch(countRequest)
+                }
             }
             if result.applied.isSuperset(of: .all) { return result.count }
         }

@@ -162,6 +162,20 @@ public final class PersistentStoreCoordinator: Sendable {
         return try found._withUnsafeGuaranteedRef(body)
     }
 
+    /// The entry of the one store holding `entity`, lent (see ``withEntry(for:_:)``); `nil`
+    /// when none or several do.
+    func soleEntry(holding entity: EntityDescription) -> Unmanaged<Entry>? {
+        let token = entity.nameToken
+        return entries.read { all -> Unmanaged<Entry>? in
+            var found: Unmanaged<Entry>? = nil
+            for index in all.indices where all[index].entityTokens.contains(token) {
+                if found != nil { return nil }
+                found = Unmanaged.passUnretained(all[index])
+            }
+            return found
+        }
+    }
+
     /// The stores holding `entity` (compared by interned name: every fetch and count asks).
     func entries(holding entity: EntityDescription) throws -> [Entry] {
         let token = entity.nameToken
