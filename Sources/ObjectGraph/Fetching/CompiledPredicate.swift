@@ -94,11 +94,6 @@ public struct CompiledComparison: Sendable {
         // has it), so the constant becomes a Boolean here, where the attribute's type is known.
         if case .keyPath(let path) = left, path.attributeType == .boolean { right = Self.booleanConstants(right) }
         if case .keyPath(let path) = right, path.attributeType == .boolean { left = Self.booleanConstants(left) }
-        self.left = left
-        self.right = right
-        self.op = comparison.op
-        self.options = comparison.options
-        self.modifier = comparison.modifier
         var pattern: CompiledPattern? = nil
         if comparison.op == .matches || comparison.op == .like {
             guard case .constant(.string(let source)) = right else {
@@ -114,7 +109,14 @@ public struct CompiledComparison: Sendable {
                 }
             }
         }
+        // The operands moved in last, after their final reads: stored earlier, each was copied
+        // (its key path's relationship or attribute retained) and the local released.
+        self.op = comparison.op
+        self.options = comparison.options
+        self.modifier = comparison.modifier
         self.pattern = pattern
+        self.left = consume left
+        self.right = consume right
         try check(entity: entity)
     }
 
