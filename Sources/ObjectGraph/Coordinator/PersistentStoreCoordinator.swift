@@ -134,16 +134,26 @@ public final class PersistentStoreCoordinator: Sendable {
     // MARK: Routing
 
     func entry(for id: ObjectID) throws -> Entry {
-        if !id.isTemporary {
-            guard let entry = entries.read({ $0.first(where: { $0.storeToken == id.storeToken }) }) else {
-                throw ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(id.storeIdentifier ?? "?"), which is not attached")
+        guard let found = lentEntry(for: id) else { throw routingError(id) }
+        return found.takeUnretainedValue()
+    }
+
+    /// The entry routing `id`, unretained (the published list keeps it, see ``withEntry(for:_:)``):
+    /// a permanent ID by its store, a temporary one by its entity.
+    private func lentEntry(for id: ObjectID) -> Unmanaged<Entry>? {
+        entries.read { all -> Unmanaged<Entry>? in
+            for index in all.indices {
+                let matches = id.isTemporary ? all[index].entityTokens.contains(id.entityToken) : all[index].storeToken == id.storeToken
+                if matches { return Unmanaged.passUnretained(all[index]) }
             }
-            return entry
+            return nil
         }
-        guard let entry = entries.read({ $0.first(where: { $0.entityTokens.contains(id.entityToken) }) }) else {
-            throw ObjectGraphError(.noStore, objectID: id, "no attached store holds entity \(id.entityName)")
-        }
-        return entry
+    }
+
+    private func routingError(_ id: ObjectID) -> ObjectGraphError {
+        id.isTemporary
+            ? ObjectGraphError(.noStore, objectID: id, "no attached store holds entity \(id.entityName)")
+            : ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(id.storeIdentifier ?? "?"), which is not attached")
     }
 
     /// `body` with the entry routing `id`, lent without a reference of its own: a published
@@ -151,14 +161,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// the entry retained and released it at every fault.
     @inline(__always)
     func withEntry<R>(for id: ObjectID, _ body: (Entry) throws -> R) throws -> R {
-        let found = entries.read { all -> Unmanaged<Entry>? in
-            for index in all.indices {
-                let matches = id.isTemporary ? all[index].entityTokens.contains(id.entityToken) : all[index].storeToken == id.storeToken
-                if matches { return Unmanaged.passUnretained(all[index]) }
-            }
-            return nil
-        }
-        guard let found else { return try body(entry(for: id)) }  // throws the routing error
+        guard let found = lentEntry(for: id) else { throw routingError(id) }
         return try found._withUnsafeGuaranteedRef(body)
     }
 

@@ -40,6 +40,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let uniquenessConstraints: [[String]]
     /// A stable hash of the entity's stored shape; two models with equal hashes can share a store.
     public let versionHash: String
+    /// The properties by name, for an entity of more than ``linearSearchLimit`` of them.
     private let propertiesByName: [String: Property]
     /// The properties in slot order, attributes first, for ``property(named:)``'s linear
     /// search of a small entity (see there).
@@ -92,11 +93,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.configurations = configurations
         self.uniquenessConstraints = uniquenessConstraints
         self.versionHash = versionHash
-        var byName: [String: Property] = [:]
-        for a in attributes { byName[a.name] = .attribute(a) }
-        for r in relationships { byName[r.name] = .relationship(r) }
-        self.propertiesByName = byName
-        self.propertyList = attributes.map { ($0.name, .attribute($0)) } + relationships.map { ($0.name, .relationship($0)) }
+        let list: [(name: String, property: Property)] = attributes.map { ($0.name, .attribute($0)) } + relationships.map { ($0.name, .relationship($0)) }
+        self.propertyList = list
+        // (Only an entity too large for the linear search needs the table.)
+        self.propertiesByName = list.count <= Self.linearSearchLimit ? [:] : Dictionary(list, uniquingKeysWith: { _, last in last })
         self.classBox = ClassBox(managedClass)
     }
 
