@@ -23,7 +23,7 @@ struct LMDBLayout: Sendable {
     let indexedAttributes: [String: AttributeDescription]
     /// The codes a fetch of an entity reads, by the entity's identity: the entity alone, and
     /// the entity with its sub-entities (built once, not per request).
-    private let requestCodes: [ObjectIdentifier: (own: EntityCodes, hierarchy: EntityCodes)]
+    private let requestCodes: [IdentityKey: (own: EntityCodes, hierarchy: EntityCodes)]
 
     init(model: ManagedObjectModel, entities: [EntityDescription], indexEverything: Bool) {
         self.model = model
@@ -48,13 +48,13 @@ struct LMDBLayout: Sendable {
         })
         let codes = self.codes
         requestCodes = Dictionary(uniqueKeysWithValues: entities.map { entity in
-            (ObjectIdentifier(entity), (own: EntityCodes([codes[entity.name]].compactMap { $0 }), hierarchy: EntityCodes(entity.hierarchyNames.compactMap { codes[$0] })))
+            (IdentityKey(entity), (own: EntityCodes([codes[entity.name]].compactMap { $0 }), hierarchy: EntityCodes(entity.hierarchyNames.compactMap { codes[$0] })))
         })
     }
 
     /// The entity codes whose rows `request` reads.
     func codes(of request: StoreFetchRequest) -> EntityCodes {
-        if let known = requestCodes[ObjectIdentifier(request.entity)] {
+        if let known = requestCodes[IdentityKey(request.entity)] {
             return request.includesSubentities ? known.hierarchy : known.own
         }
         return EntityCodes(request.entityNames.compactMap { codes[$0] })
@@ -99,9 +99,9 @@ struct LMDBHandles: Sendable {
     /// The same handles by the identity of each relationship and attribute description of the
     /// model (``resolvingIdentities(in:)``): reading a relationship's members built its
     /// "Entity.name" key and hashed it at every call, per fault and per deleted row.
-    private var membersByIdentity: [ObjectIdentifier: MDB_dbi] = [:]
-    private var ownersByIdentity: [ObjectIdentifier: MDB_dbi] = [:]
-    private var indexesByIdentity: [ObjectIdentifier: MDB_dbi] = [:]
+    private var membersByIdentity: [IdentityKey: MDB_dbi] = [:]
+    private var ownersByIdentity: [IdentityKey: MDB_dbi] = [:]
+    private var indexesByIdentity: [IdentityKey: MDB_dbi] = [:]
 
     /// Handles with only the metadata database open.
     init(metadata: MDB_dbi) {
@@ -110,17 +110,17 @@ struct LMDBHandles: Sendable {
 
     /// The members database of `relationship`.
     func members(of relationship: RelationshipDescription) -> MDB_dbi? {
-        membersByIdentity[ObjectIdentifier(relationship)] ?? members[LMDBLayout.key(relationship)]
+        membersByIdentity[IdentityKey(relationship)] ?? members[LMDBLayout.key(relationship)]
     }
 
     /// The reverse (member → owners) database of `relationship`, kept when it has no inverse.
     func owners(of relationship: RelationshipDescription) -> MDB_dbi? {
-        ownersByIdentity[ObjectIdentifier(relationship)] ?? owners[LMDBLayout.key(relationship)]
+        ownersByIdentity[IdentityKey(relationship)] ?? owners[LMDBLayout.key(relationship)]
     }
 
     /// The index database of `attribute`.
     func index(of attribute: AttributeDescription) -> MDB_dbi? {
-        indexesByIdentity[ObjectIdentifier(attribute)] ?? indexes[LMDBLayout.key(attribute)]
+        indexesByIdentity[IdentityKey(attribute)] ?? indexes[LMDBLayout.key(attribute)]
     }
 
     /// These handles, also findable by the identity of every description in `model` (inherited
@@ -130,11 +130,11 @@ struct LMDBHandles: Sendable {
         for entity in model.entities {
             for relationship in entity.relationships {
                 let key = LMDBLayout.key(relationship)
-                if let dbi = members[key] { resolved.membersByIdentity[ObjectIdentifier(relationship)] = dbi }
-                if let dbi = owners[key] { resolved.ownersByIdentity[ObjectIdentifier(relationship)] = dbi }
+                if let dbi = members[key] { resolved.membersByIdentity[IdentityKey(relationship)] = dbi }
+                if let dbi = owners[key] { resolved.ownersByIdentity[IdentityKey(relationship)] = dbi }
             }
             for attribute in entity.attributes {
-                if let dbi = indexes[LMDBLayout.key(attribute)] { resolved.indexesByIdentity[ObjectIdentifier(attribute)] = dbi }
+                if let dbi = indexes[LMDBLayout.key(attribute)] { resolved.indexesByIdentity[IdentityKey(attribute)] = dbi }
             }
         }
         return resolved

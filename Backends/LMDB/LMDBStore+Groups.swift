@@ -17,7 +17,7 @@ extension LMDBStore {
         guard request.predicate == nil, grouping.keys.count == 1, grouping.aggregates.allSatisfy({ $0 == .count }) else { return declined }
         let steps = grouping.keys[0].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard steps.count == 2, let relationship = request.entity.relationship(named: steps[0]), !relationship.isToMany,
-              let index = inverseIndexes[ObjectIdentifier(relationship)], !LMDBLayout.keepsList(index.inverse),
+              let index = inverseIndexes[IdentityKey(relationship)], !LMDBLayout.keepsList(index.inverse),
               let root = model.entity(named: request.entity.rootName), let rowsDBI = handles.rows[root.name] else { return declined }
         let destination = model.destination(of: relationship)
         guard let ownersDBI = handles.rows[destination.rootName], let keyAttribute = destination.attribute(named: steps[1]), !keyAttribute.isTransient else { return declined }

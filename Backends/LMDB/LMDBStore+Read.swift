@@ -48,11 +48,11 @@ extension LMDBStore {
         let owningEntity: EntityDescription?
 
         /// The relationships reaching each entity of `layout`, by entity identity.
-        static func plans(_ layout: LMDBLayout, model: ManagedObjectModel) -> [ObjectIdentifier: [Reaching]] {
-            var plans: [ObjectIdentifier: [Reaching]] = [:]
+        static func plans(_ layout: LMDBLayout, model: ManagedObjectModel) -> [IdentityKey: [Reaching]] {
+            var plans: [IdentityKey: [Reaching]] = [:]
             for (name, relationships) in layout.toManyReaching {
                 guard let entity = model.entity(named: name) else { continue }
-                plans[ObjectIdentifier(entity)] = relationships.map { relationship in
+                plans[IdentityKey(entity)] = relationships.map { relationship in
                     Reaching(
                         relationship: relationship,
                         own: model.inverse(of: relationship).flatMap { entity.relationship(named: $0.name) },

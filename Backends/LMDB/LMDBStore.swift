@@ -32,7 +32,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     let layout: LMDBLayout
     let codec: RowCodec
     /// Per to-one with a stored to-many inverse (see ``RelationshipPlan/InverseIndex``).
-    let inverseIndexes: [ObjectIdentifier: RelationshipPlan.InverseIndex]
+    let inverseIndexes: [IdentityKey: RelationshipPlan.InverseIndex]
     let environment: LMDBEnvironment
     let handles: LMDBHandles
     /// Where each of this store's namespaces (entity) lives: found by the ID's integers, since
@@ -77,7 +77,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             guard let entity = request.model.entity(named: layout.entityNames[code]), let rows = handles.rows[entity.rootName] else { continue }
             routes[namespace] = Route(
                 rows: rows, code: UInt16(code), entity: entity, indexes: layout.indexes(of: entity),
-                reaching: reaching[ObjectIdentifier(entity)] ?? [])
+                reaching: reaching[IdentityKey(entity)] ?? [])
         }
         self.routes = routes
         rowLocations = routes.mapValues { RowLocation(rows: $0.rows, code: $0.code, indexed: !$0.indexes.isEmpty) }

@@ -47,7 +47,7 @@ struct RelationshipPlan {
         guard comparison.modifier == .direct, comparison.op == .equal,
               case .keyPath(let path) = comparison.left, path.steps.isEmpty,
               case .relationship(let relationship) = path.terminal,
-              let index = store.inverseIndexes[ObjectIdentifier(relationship)],
+              let index = store.inverseIndexes[IdentityKey(relationship)],
               case .object(let owner) = comparison.right, index.ownerNamespaces.contains(owner.namespace),
               let ownerKey = owner.primaryKey else { return nil }
         return RelationshipPlan(
@@ -74,8 +74,8 @@ struct RelationshipPlan {
 
     /// The inverse indexes of every to-one of `model` that has a stored to-many inverse, by
     /// the to-one's identity.
-    static func inverseIndexes(model: ManagedObjectModel, layout: LMDBLayout, codec: RowCodec, handles: LMDBHandles) -> [ObjectIdentifier: InverseIndex] {
-        var result: [ObjectIdentifier: InverseIndex] = [:]
+    static func inverseIndexes(model: ManagedObjectModel, layout: LMDBLayout, codec: RowCodec, handles: LMDBHandles) -> [IdentityKey: InverseIndex] {
+        var result: [IdentityKey: InverseIndex] = [:]
         for entity in model.entities {
             // Inherited to-ones included: a sub-entity's description may be its own object.
             for relationship in entity.toOneRelationships where !relationship.isTransient {
@@ -86,7 +86,7 @@ struct RelationshipPlan {
                 let codes = EntityCodes(declaring.hierarchyNames.compactMap { layout.codes[$0] })
                 let namespaces = Set(owners.hierarchyNames.compactMap { name in layout.codes[name].map { codec.namespaces[Int($0)] } })
                 let alone = model.entity(named: owners.rootName)?.hierarchyNames.count == 1
-                result[ObjectIdentifier(relationship)] = InverseIndex(
+                result[IdentityKey(relationship)] = InverseIndex(
                     inverse: inverse, candidateCodes: codes, ownerNamespaces: namespaces, members: members, ownersAreAlone: alone)
             }
         }

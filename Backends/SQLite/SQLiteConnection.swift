@@ -12,7 +12,7 @@ final class SQLiteConnection: @unchecked Sendable {
     @exclusivity(unchecked) private var statements: [String: SQLiteStatement] = [:]
     /// The same statements, for callers that name their SQL by an object kept for the store's
     /// lifetime (``prepare(_:key:)``): hashing an address instead of the SQL text.
-    @exclusivity(unchecked) private var statementsByKey: [ObjectIdentifier: SQLiteStatement] = [:]
+    @exclusivity(unchecked) private var statementsByKey: [IdentityKey: SQLiteStatement] = [:]
     /// Statements handed out since the last ``resetActive()``: a statement left mid-result
     /// would keep its read transaction (and an old WAL snapshot) open.
     @exclusivity(unchecked) private var active: [SQLiteStatement] = []
@@ -85,13 +85,13 @@ final class SQLiteConnection: @unchecked Sendable {
     /// ``prepare(_:)`` for SQL that `key` stands for: `key` must live as long as the
     /// connection and always stand for the same SQL (a store's precomputed plans do).
     func prepare(_ sql: String, key: AnyObject) throws -> SQLiteStatement {
-        if let cached = statementsByKey[ObjectIdentifier(key)] {
+        if let cached = statementsByKey[IdentityKey(key)] {
             cached.reset()
             active.append(cached)
             return cached
         }
         let statement = try prepare(sql)
-        statementsByKey[ObjectIdentifier(key)] = statement
+        statementsByKey[IdentityKey(key)] = statement
         return statement
     }
 

@@ -23,7 +23,7 @@ public final class PersistentStoreCoordinator: Sendable {
         let gate: Gate
         /// The interned store identifier and entity names, so routing an ID compares integers.
         let storeToken: UInt32
-        let entityTokens: Set<UInt32>
+        let entityTokens: TokenSet
 
         init(store: any PersistentStore, description: StoreDescription, entityNames: Set<String>, gate: Gate) {
             self.store = store
@@ -31,7 +31,7 @@ public final class PersistentStoreCoordinator: Sendable {
             self.entityNames = entityNames
             self.gate = gate
             self.storeToken = InternedNames.shared.token(for: store.identifier)
-            self.entityTokens = Set(entityNames.map { InternedNames.shared.token(for: $0) })
+            self.entityTokens = TokenSet(entityNames.map { InternedNames.shared.token(for: $0) })
         }
     }
 

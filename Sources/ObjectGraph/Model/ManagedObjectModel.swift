@@ -14,7 +14,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// different model.
     public let versionHash: String
     private let entitiesByName: [String: EntityDescription]
-    private let entitiesByClass: [ObjectIdentifier: EntityDescription]
+    private let entitiesByClass: [IdentityKey: EntityDescription]
     /// Entities by ``EntityDescription/nameToken``: an ID's entity without hashing its name.
     private let entitiesByToken: [EntityDescription?]
     /// Whether some entity has a uniqueness constraint (a save checks none otherwise).
@@ -34,11 +34,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         let resolved = try ModelResolver(specs: specs, configurations: rawConfigurations).resolve()
         self.entities = resolved
         var byName: [String: EntityDescription] = [:]
-        var byClass: [ObjectIdentifier: EntityDescription] = [:]
+        var byClass: [IdentityKey: EntityDescription] = [:]
         for entity in resolved {
             byName[entity.name] = entity
             if entity.managedClass != ManagedObject.self {
-                byClass[ObjectIdentifier(entity.managedClass)] = entity
+                byClass[IdentityKey(entity.managedClass)] = entity
             }
         }
         self.entitiesByName = byName
@@ -81,7 +81,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
     /// The entity bound to `type` with `entity(_:as:)`.
     public func entity(for type: ManagedObject.Type) -> EntityDescription? {
-        entitiesByClass[ObjectIdentifier(type)]
+        entitiesByClass[IdentityKey(type)]
     }
 
     /// The entities of configuration `name`, or every entity for `nil` (the default configuration).
