@@ -70,4 +70,37 @@ struct LMDBTwoProcessTests {
         }
         container.close()
     }
+
+    static func snapshotStore(processID: Int32) -> StoreDescription {
+        .lmdb(at: FileManager.default.temporaryDirectory.appendingPathComponent("og-two-process-snapshot-\(processID).lmdb"))
+    }
+
+    @Test("a read right after the other process's save sees it, with no write of its own between")
+    func readAfterOtherProcessSave() async throws {
+        let path = try #require(Self.snapshotStore(processID: getpid()).url).path
+        let removeFiles = { for suffix in ["", "-lock"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        removeFiles()
+        defer { removeFiles() }
+        let container = try PersistentContainer(model: try Self.model(), stores: [Self.snapshotStore(processID: getpid())])
+        let context = container.newBackgroundContext()
+        let countEntries = { try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Entry")) } }
+        try context.performAndWait {
+            try context.insertObject(entityName: "Entry").setValue("parent", forKey: "author")
+            try context.save()
+        }
+        // This read leaves its snapshot parked; the child's save must not go unseen by the
+        // next read, which this process does not precede with a write.
+        #expect(try countEntries() == 1)
+        await #expect(processExitsWith: .success) {
+            let container = try PersistentContainer(model: try LMDBTwoProcessTests.model(), stores: [LMDBTwoProcessTests.snapshotStore(processID: getppid())])
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                for index in 0..<3 { try context.insertObject(entityName: "Entry").setValue("child \(index)", forKey: "author") }
+                try context.save()
+            }
+            container.close()
+        }
+        #expect(try countEntries() == 4)
+        container.close()
+    }
 }
