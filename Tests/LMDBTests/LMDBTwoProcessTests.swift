@@ -24,21 +24,29 @@ struct LMDBTwoProcessTests {
         }
     }
 
+    /// A container on `description`'s file (emptied first; `removeFiles` removes it), holding
+    /// one entry written by the parent.
+    static func openParent(_ description: StoreDescription) throws -> (container: PersistentContainer, context: ManagedObjectContext, removeFiles: () -> Void) {
+        let path = try #require(description.url).path
+        let removeFiles = { for suffix in ["", "-lock"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        removeFiles()
+        let container = try PersistentContainer(model: try model(), stores: [description])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            try context.insertObject(entityName: "Entry").setValue("parent", forKey: "author")
+            try context.save()
+        }
+        return (container, context, removeFiles)
+    }
+
     static let bulk = 400
     static let bulkBody = String(repeating: "lmdb ", count: 2_000)
 
     @Test("each process sees the other's saves, across a map the other process grew")
     func twoProcesses() async throws {
         let path = try #require(Self.store(processID: getpid()).url).path
-        let removeFiles = { for suffix in ["", "-lock"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        removeFiles()
+        let (container, context, removeFiles) = try Self.openParent(Self.store(processID: getpid()))
         defer { removeFiles() }
-        let container = try PersistentContainer(model: try Self.model(), stores: [Self.store(processID: getpid())])
-        let context = container.newBackgroundContext()
-        try context.performAndWait {
-            try context.insertObject(entityName: "Entry").setValue("parent", forKey: "author")
-            try context.save()
-        }
         let sizeBefore = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
 
         await #expect(processExitsWith: .success) {
@@ -77,17 +85,9 @@ struct LMDBTwoProcessTests {
 
     @Test("a read right after the other process's save sees it, with no write of its own between")
     func readAfterOtherProcessSave() async throws {
-        let path = try #require(Self.snapshotStore(processID: getpid()).url).path
-        let removeFiles = { for suffix in ["", "-lock"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        removeFiles()
+        let (container, context, removeFiles) = try Self.openParent(Self.snapshotStore(processID: getpid()))
         defer { removeFiles() }
-        let container = try PersistentContainer(model: try Self.model(), stores: [Self.snapshotStore(processID: getpid())])
-        let context = container.newBackgroundContext()
         let countEntries = { try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Entry")) } }
-        try context.performAndWait {
-            try context.insertObject(entityName: "Entry").setValue("parent", forKey: "author")
-            try context.save()
-        }
         // This read leaves its snapshot parked; the child's save must not go unseen by the
         // next read, which this process does not precede with a write.
         #expect(try countEntries() == 1)
