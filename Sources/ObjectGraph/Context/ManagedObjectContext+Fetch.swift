@@ -126,7 +126,7 @@ extension ManagedObjectContext {
     }
 
     func makeStoreRequest<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> StoreFetchRequest {
-        let predicate = try request.effectivePredicate(for: entity, in: model)
+        let predicate = request.predicateIsFinal ? request.predicate : try request.effectivePredicate(for: entity, in: model)
         var storeRequest = StoreFetchRequest(
             entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
             sortKeys: request.sortKeys, offset: request.fetchOffset,
