@@ -66,15 +66,21 @@ public struct StoreFetchRequest: Sendable {
     /// the form compiled earlier for this request if there is one, else compiled now.
     public func compiled(in model: ManagedObjectModel) throws -> Compiled {
         if let compiledForm { return compiledForm }
-        return Compiled(
-            predicate: try predicate.map { try CompiledPredicate.compile($0, for: entity, in: model) },
-            sort: try CompiledSort.compile(sortKeys, for: entity, in: model))
+        return try compiledNow(in: model)
     }
 
     /// Compiles the predicate and sort keys now (throwing for unknown keys and type
     /// mismatches) and keeps the result for the stores.
     public mutating func compile(in model: ManagedObjectModel) throws {
-        compiledForm = try compiled(in: model)
+        // Checked without copying the kept form out (a retain and release of its parts).
+        if case .some = compiledForm { return }
+        compiledForm = try compiledNow(in: model)
+    }
+
+    private func compiledNow(in model: ManagedObjectModel) throws -> Compiled {
+        Compiled(
+            predicate: try predicate.map { try CompiledPredicate.compile($0, for: entity, in: model) },
+            sort: try CompiledSort.compile(sortKeys, for: entity, in: model))
     }
 
     /// The entity names whose rows qualify.

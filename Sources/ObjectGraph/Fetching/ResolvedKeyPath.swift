@@ -46,8 +46,14 @@ public struct ResolvedKeyPath: Sendable {
     /// entity and the component that does not exist.
     public static func resolve(_ path: String, from entity: EntityDescription, in model: ManagedObjectModel) throws -> ResolvedKeyPath {
         // A plain property name, the common case, needs no splitting (every fetch of
-        // `chat == X` resolves "chat"; splitting cost more than the lookup).
-        if let first = path.utf8.first, first != UInt8(ascii: "@"), !path.utf8.contains(UInt8(ascii: ".")) {
+        // `chat == X` resolves "chat"; splitting cost more than the lookup). Its bytes are
+        // scanned as a buffer: `utf8.contains` went through the view's iterator witnesses, two
+        // fifths of resolving "chat" (perf).
+        var bytes = path
+        let isPlainName = bytes.withUTF8 { utf8 in
+            utf8.first.map { $0 != UInt8(ascii: "@") } == true && !utf8.contains(UInt8(ascii: "."))
+        }
+        if isPlainName {
             switch entity.property(named: path) {
             case .attribute(let attribute)?: return ResolvedKeyPath(path: path, steps: [], terminal: .attribute(attribute))
             case .relationship(let relationship)?: return ResolvedKeyPath(path: path, steps: [], terminal: .relationship(relationship))
