@@ -35,8 +35,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// free, so it is let go (reset) when this process writes, and at most
     /// ``parkedSnapshotLifetime`` after the read that parked it.
     private let spareReader = Atomic<UInt>(0)
-    /// Whether a release of the parked snapshot is scheduled.
-    private let releaseScheduled = Atomic<Bool>(false)
+    /// Releases the parked snapshot soon after the last read (``releaseParkedSnapshot()``).
+    private let releaseTimer = CoalescedDelay(LMDBEnvironment.parkedSnapshotLifetime)
     private var references = 0
 
     private static let registry = Guarded<[String: LMDBEnvironment]>([:])
@@ -207,13 +207,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Schedules the release of the parked snapshot, unless one is scheduled: one timer per
     /// ``parkedSnapshotLifetime`` of reading, not one per read.
     private func scheduleRelease() {
-        guard !releaseScheduled.load(ordering: .relaxed),
-              releaseScheduled.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.parkedSnapshotLifetime) { [weak self] in
-            guard let self else { return }
-            // Cleared first: a read parking from now on schedules the next release.
-            self.releaseScheduled.store(false, ordering: .relaxed)
-            self.mapLock.shared { self.releaseParkedSnapshot() }
+        releaseTimer.request(for: self) { environment in
+            environment.mapLock.shared { environment.releaseParkedSnapshot() }
         }
     }
 

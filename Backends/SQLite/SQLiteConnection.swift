@@ -16,6 +16,12 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Statements handed out since the last ``resetActive()``: a statement left mid-result
     /// would keep its read transaction (and an old WAL snapshot) open.
     @exclusivity(unchecked) private var active: [SQLiteStatement] = []
+    /// The WAL-index header the read transaction kept open between reads began at, `nil`
+    /// when none is kept (see `SQLiteConnection+ParkedRead.swift`).
+    @exclusivity(unchecked) var parkedSnapshot: WALIndexHeader?
+    /// This connection's mapping of the WAL index's first region (SQLite's own, through the
+    /// VFS), looked up once; `nil` before or where there is none.
+    @exclusivity(unchecked) var walIndex: UnsafeRawPointer?
     let path: String
 
     /// Opens `path` for reading and writing; `create` makes the file if it is missing (only
@@ -39,6 +45,9 @@ final class SQLiteConnection: @unchecked Sendable {
     deinit { close() }
 
     func close() {
+        // An open read transaction ends with the connection (SQLite rolls it back).
+        parkedSnapshot = nil
+        walIndex = nil
         for statement in statements.values { statement.finalize() }
         statements = [:]
         statementsByKey = [:]

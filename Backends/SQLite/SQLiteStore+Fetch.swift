@@ -32,9 +32,15 @@ extension SQLiteStore {
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         // Not in withReader's closure: captured there, the request was copied into it and
         // again into the shape, retaining each of its parts twice (perf).
-        let connection = try takeConnection()
-        defer { returnConnection(connection) }
-        return try fetch(request, connection: connection)
+        let connection = try takeReader()
+        do {
+            let result = try fetch(request, connection: connection)
+            returnReader(connection)
+            return result
+        } catch {
+            returnReader(connection, failed: true)
+            throw error
+        }
     }
 
     /// The body of ``fetch(_:)``, on a read connection.

@@ -56,4 +56,33 @@ struct SQLiteTwoProcessTests {
         }
         container.close()
     }
+
+    @Test("a read right after the other process's save sees it, with no write of its own between")
+    func readAfterOtherProcessSave() async throws {
+        let url = Self.sharedFile(processID: getpid()).deletingPathExtension().appendingPathExtension("parked.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let context = container.newBackgroundContext()
+        let countEntries = { try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Entry")) } }
+        try context.performAndWait {
+            try context.insertObject(entityName: "Entry").setValue("parent", forKey: "author")
+            try context.save()
+        }
+        // This read leaves its transaction open; the child's save must not go unseen by the
+        // next read, which this process does not precede with a write.
+        #expect(try countEntries() == 1)
+        await #expect(processExitsWith: .success) {
+            let url = SQLiteTwoProcessTests.sharedFile(processID: getppid()).deletingPathExtension().appendingPathExtension("parked.sqlite")
+            let container = try PersistentContainer(model: try SQLiteTwoProcessTests.model(), stores: [.sqlite(at: url)])
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                for index in 0..<3 { try context.insertObject(entityName: "Entry").setValue("child \(index)", forKey: "author") }
+                try context.save()
+            }
+            container.close()
+        }
+        #expect(try countEntries() == 4)
+        container.close()
+    }
 }
