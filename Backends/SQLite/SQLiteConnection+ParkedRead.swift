@@ -62,6 +62,8 @@ extension SQLiteConnection {
             try endParkedRead()
         }
         guard let now else { return }
+        // (A transaction left open by anything else would make BEGIN fail.)
+        if !isInAutocommit { try? run("ROLLBACK;") }
         try run("BEGIN DEFERRED;")
         parkedSnapshot = now
     }
@@ -72,7 +74,13 @@ extension SQLiteConnection {
         parkedSnapshot = nil
         // SQLite may have ended the transaction itself (an error that rolls back).
         guard !isInAutocommit else { return }
-        try run("COMMIT;")
+        do {
+            try run("COMMIT;")
+        } catch {
+            // Nothing was written in it: rolling back ends it just as well.
+            try? run("ROLLBACK;")
+            if !isInAutocommit { throw error }
+        }
     }
 
     /// Whether no transaction is open on the connection.

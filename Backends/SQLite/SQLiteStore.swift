@@ -177,7 +177,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Hands back a reader: its transaction stays parked for the next read (ended after a
     /// failure, and at most ``parkedReadLifetime`` later in any case).
     func returnReader(_ connection: SQLiteConnection, failed: Bool = false) {
-        if failed { try? connection.endParkedRead() }
+        if failed {
+            // Its statements first: one a failure left mid-step would keep the transaction.
+            connection.resetActive()
+            try? connection.endParkedRead()
+        }
         let parked = connection.hasParkedRead
         returnConnection(connection)
         if parked { scheduleParkedReadsEnd() }
