@@ -53,6 +53,21 @@ struct SQLiteParkedReadTests {
         #expect(try Self.tagCount(reader) == 3)
     }
 
+    @Test("a connection handed back inside a transaction the store did not open still reads, and still writes")
+    func strayTransactionIsEnded() throws {
+        let (container, store) = try SQLiteConnectionPoolTests.open()
+        defer { container.close() }
+        try Self.insertTag("first", container.newBackgroundContext())
+        // A transaction the store knows nothing of, left open on the pool's next connection.
+        let connection = try store.takeConnection()
+        try connection.execute("BEGIN; SELECT COUNT(*) FROM sqlite_master;")
+        #expect(connection.handle.map { sqlite3_get_autocommit($0) } == 0)
+        store.returnConnection(connection)
+        #expect(try Self.tagCount(container.newBackgroundContext()) == 1)
+        try Self.insertTag("second", container.newBackgroundContext())
+        #expect(try Self.tagCount(container.newBackgroundContext()) == 2)
+    }
+
     @Test("parked read transactions end soon after the last read")
     func parkedReadsEnd() async throws {
         let (container, store) = try SQLiteConnectionPoolTests.open()
