@@ -214,7 +214,7 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Resets the spare reader if it is parked with its snapshot, so that it pins no pages.
     /// Called with the map lock held (shared or exclusive), so no map change runs meanwhile.
-    func releaseParkedSnapshot() {
+    private func releaseParkedSnapshot() {
         let spare = spareReader.exchange(0, ordering: .acquiring)
         guard spare != 0, let txn = OpaquePointer(bitPattern: spare & ~Self.liveBit) else { return }
         if spare & Self.liveBit != 0 { mdb_txn_reset(txn) }

@@ -196,18 +196,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         parkedReadsEnd.request(for: self) { $0.endParkedReads() }
     }
 
-    /// The idle connections, taken out of the pool (for tests to inspect; handed back with
-    /// ``giveBackForInspection(_:)``).
-    func takeConnectionsForInspection() -> [SQLiteConnection] {
-        idle.withLock { pool in
-            defer { pool.removeAll() }
-            return pool
-        }
-    }
-
-    /// Puts connections taken with ``takeConnectionsForInspection()`` back, in their order.
-    func giveBackForInspection(_ connections: [SQLiteConnection]) {
-        idle.withLock { $0.insert(contentsOf: connections, at: 0) }
+    /// `body` with the idle connections, under the pool's lock (for tests to inspect them).
+    func withIdleConnections<T>(_ body: ([SQLiteConnection]) -> T) -> T {
+        idle.withLock { body($0) }
     }
 
     /// Ends the read transactions parked on idle connections (taken out of the pool meanwhile,

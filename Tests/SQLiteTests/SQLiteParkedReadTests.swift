@@ -23,10 +23,10 @@ struct SQLiteParkedReadTests {
     /// Whether one of the store's idle connections has a read transaction open, by SQLite's
     /// own account (`sqlite3_txn_state`), and the store's.
     static func parkedReads(_ store: SQLiteStore) -> (sqlite: Int, store: Int) {
-        let connections = [store.takeConnectionsForInspection()].flatMap { $0 }
-        defer { store.giveBackForInspection(connections) }
-        let open = connections.filter { $0.handle.map { sqlite3_txn_state($0, "main") == SQLITE_TXN_READ } ?? false }.count
-        return (open, connections.filter(\.hasParkedRead).count)
+        store.withIdleConnections { connections in
+            let open = connections.filter { $0.handle.map { sqlite3_txn_state($0, "main") == SQLITE_TXN_READ } ?? false }.count
+            return (open, connections.filter(\.hasParkedRead).count)
+        }
     }
 
     @Test("reads keep one transaction while nothing commits, and every save of any store is seen")
