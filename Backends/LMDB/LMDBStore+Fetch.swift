@@ -10,6 +10,15 @@ import ObjectGraph
 extension LMDBStore {
     /// Answers a fetch completely (predicate, sort and range) in one read transaction.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        if request.resultType == .count, let form = request.toOneComparison, form.op == .equal,
+           let plan = RelationshipPlan.plan(form.relationship, equalTo: form.object, store: self, whole: true) {
+            // `chat == X` counted from X's members, without compiling the predicate (the
+            // context leaves this shape uncompiled, see StoreFetchRequest.validate(in:)).
+            let codes = layout.codes(of: request)
+            if let counted = try read({ txn in try plan.count(store: self, codes: codes, in: txn) }) {
+                return StoreFetchResult(count: request.rangedCount(counted), applied: .all)
+            }
+        }
         let compiled = try request.compiled(in: model)
         if request.resultType == .count, let predicate = compiled.predicate, case .comparison = predicate {
             // A count that a relationship plan answers alone (`chat == X`) reads no row: its

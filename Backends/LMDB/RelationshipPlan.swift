@@ -47,8 +47,14 @@ struct RelationshipPlan {
         guard comparison.modifier == .direct, comparison.op == .equal,
               case .keyPath(let path) = comparison.left, path.steps.isEmpty,
               case .relationship(let relationship) = path.terminal,
-              let index = store.inverseIndexes[IdentityKey(relationship)],
-              case .object(let owner) = comparison.right, index.ownerNamespaces.contains(owner.namespace),
+              case .object(let owner) = comparison.right else { return nil }
+        return plan(relationship, equalTo: owner, store: store, whole: whole)
+    }
+
+    /// A plan for `relationship == owner` (no check that the owner exists), when the to-one
+    /// has a stored inverse and `owner` can be one of its owners in this store.
+    static func plan(_ relationship: RelationshipDescription, equalTo owner: ObjectID, store: LMDBStore, whole: Bool) -> RelationshipPlan? {
+        guard let index = store.inverseIndexes[IdentityKey(relationship)], index.ownerNamespaces.contains(owner.namespace),
               let ownerKey = owner.primaryKey else { return nil }
         return RelationshipPlan(
             inverse: index.inverse, ownerKey: ownerKey, isWholePredicate: whole, candidateCodes: index.candidateCodes,

@@ -161,6 +161,36 @@ enum FetchScenarios {
                 try expectNames(context, .key("schoolClass.title") == nil, ["Barbara", "Edsger", "Linus"], "a key path through an empty to-one is nil")
             }
         },
+        // `toOne == object` counts and fetches take a path of their own (left uncompiled by
+        // the context; LMDB counts it from the inverse's members): same answers as any other.
+        ConformanceScenario("fetch.predicates.toOneEqualsObject") { env in
+            try seedPeople(env)
+            let context = env.newContext()
+            try context.performAndWait {
+                let mathID = try context.fetchObjectIDs(FetchRequest<SchoolClass>(predicate: .key("title") == "Math"))[0]
+                let mathSubjectID = try context.fetchObjectIDs(FetchRequest<Subject>(predicate: .key("name") == "Math"))[0]
+                try expectNames(context, .key("schoolClass") == mathID, ["Ada", "alan"], "== an object")
+                try expectNames(context, .key("schoolClass") != mathID, ["Barbara", "Edsger", "Grace", "Linus"], "!= an object, nil included")
+                let empty = SchoolClass(context: context); empty.title = "Empty"
+                try context.save()
+                try expectNames(context, .key("schoolClass") == empty.objectID, [], "== an object nothing points at")
+                try checkEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Student", predicate: .key("schoolClass") == mathID)), 2, "by entity name")
+                // Unsaved changes count, as in any fetch.
+                let newcomer = Student(context: context); newcomer.name = "Niklaus"; newcomer.schoolClass = context.object(with: mathID) as? SchoolClass
+                let ada = try context.fetch(FetchRequest<Student>(predicate: .key("name") == "Ada"))[0]
+                ada.schoolClass = empty
+                try expectNames(context, .key("schoolClass") == mathID, ["Niklaus", "alan"], "with an insert and a change unsaved")
+                try expectNames(context, .key("schoolClass") == empty.objectID, ["Ada"], "the changed one where it went")
+                try context.save()
+                let reader = env.newContext()
+                try checkEqual(try reader.performAndWait { try reader.count(for: FetchRequest<Student>(predicate: .key("schoolClass") == mathID)) }, 2, "saved, in a new context")
+                // Shapes close to it that do not compile are still rejected, counted or fetched.
+                try checkInvalidFetch("a to-many compared with an object, without ANY") { _ = try context.count(for: FetchRequest<Student>(predicate: .key("subjects") == mathSubjectID)) }
+                try checkInvalidFetch("an attribute compared with an object") { _ = try context.count(for: FetchRequest<Student>(predicate: .key("name") == mathID)) }
+                try checkInvalidFetch("an attribute after a to-one, compared with an object") { _ = try context.fetch(FetchRequest<Student>(predicate: .key("schoolClass.title") == mathID)) }
+                try checkInvalidFetch("an unknown to-one compared with an object") { _ = try context.count(for: FetchRequest<Student>(predicate: .key("klass") == mathID)) }
+            }
+        },
         ConformanceScenario("fetch.predicates.keyPathThroughToOne") { env in
             try seedPeople(env)
             let context = env.newContext()

@@ -132,9 +132,9 @@ extension ManagedObjectContext {
             sortKeys: request.sortKeys, offset: request.fetchOffset,
             limit: request.fetchLimit > 0 ? request.fetchLimit : nil,
             resultType: request.returnsObjectsAsFaults ? .objectIDs : .snapshots)
-        // Compiling here rejects unknown keys and type mismatches before any store is asked;
-        // the stores that evaluate in Swift reuse the compiled form.
-        try storeRequest.compile(in: model)
+        // Checked here, so unknown keys and type mismatches are rejected before any store is
+        // asked; the stores that evaluate in Swift reuse the compiled form kept.
+        try storeRequest.validate(in: model)
         return storeRequest
     }
 

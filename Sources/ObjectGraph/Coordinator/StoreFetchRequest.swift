@@ -15,17 +15,25 @@ public struct StoreFetchRequest: Sendable {
     }
 
     /// The entity fetched.
-    public var entity: EntityDescription { didSet { compiledForm = nil } }
+    public var entity: EntityDescription { didSet { forget() } }
     /// Whether rows of sub-entities are included.
     public var includesSubentities: Bool
     /// The filter, `nil` for every row.
-    public var predicate: FetchPredicate? { didSet { compiledForm = nil } }
+    public var predicate: FetchPredicate? { didSet { forget() } }
     /// The order; ties are always broken by primary key, ascending.
-    public var sortKeys: [SortKey] { didSet { compiledForm = nil } }
+    public var sortKeys: [SortKey] { didSet { forget() } }
     /// The predicate and sort keys compiled against ``entity``, kept so that a request the
     /// context compiled (to check it) is not compiled again by every store; cleared when
     /// any of them changes.
     private var compiledForm: Compiled?
+    /// The predicate as a ``ToOneComparison``, kept by ``validate(in:)`` instead of a
+    /// compiled form; cleared with it.
+    private var toOneForm: ToOneComparison?
+
+    private mutating func forget() {
+        compiledForm = nil
+        toOneForm = nil
+    }
 
     /// A request's predicate and sort keys, compiled.
     public struct Compiled: Sendable {
@@ -75,6 +83,55 @@ public struct StoreFetchRequest: Sendable {
         // Checked without copying the kept form out (a retain and release of its parts).
         if case .some = compiledForm { return }
         compiledForm = try compiledNow(in: model)
+    }
+
+    /// Throws what compiling the predicate and sort keys would throw, keeping the compiled
+    /// form for the stores — except for a request known to compile: no sort keys and a
+    /// predicate that is a ``ToOneComparison`` (`chat == X`, the commonest small query).
+    /// That one is kept as such, uncompiled: a store that translates predicates itself (SQL)
+    /// or answers this one from the relationship's inverse never needs the compiled form, and
+    /// any other compiles it once, through ``compiled(in:)``. (Compiling it was a third of an
+    /// LMDB count, perf.)
+    public mutating func validate(in model: ManagedObjectModel) throws {
+        if case .some = compiledForm { return }
+        if case .some = toOneForm { return }
+        if sortKeys.isEmpty, case .comparison(let comparison)? = predicate,
+           let form = ToOneComparison(comparison, on: entity) {
+            toOneForm = form
+            return
+        }
+        compiledForm = try compiledNow(in: model)
+    }
+
+    /// The predicate as a ``ToOneComparison``, when it is one.
+    public var toOneComparison: ToOneComparison? {
+        if let toOneForm { return toOneForm }
+        guard case .comparison(let comparison)? = predicate else { return nil }
+        return ToOneComparison(comparison, on: entity)
+    }
+
+    /// A predicate that compares a to-one relationship, named by itself, with an object by
+    /// `==` or `!=`, without ANY/ALL/NONE (`chat == X`): one that always compiles, and that
+    /// stores can answer from the relationship's inverse without the compiled form.
+    public struct ToOneComparison: Sendable {
+        /// The to-one relationship (of the request's entity or an ancestor).
+        public let relationship: RelationshipDescription
+        /// The object compared with.
+        public let object: ObjectID
+        /// `==` or `!=`.
+        public let op: ComparisonOperator
+
+        /// `comparison` as one on `entity`, or `nil` when it is not of this shape.
+        public init?(_ comparison: PredicateComparison, on entity: EntityDescription) {
+            guard comparison.modifier == .direct, comparison.op == .equal || comparison.op == .notEqual,
+                  case .keyPath(let name) = comparison.left, case .object(let object) = comparison.right,
+                  // A name with a dot or an `@` names no property, so this is the key path
+                  // compiling resolves to a plain relationship.
+                  case .relationship(let relationship)? = entity.property(named: name), !relationship.isToMany else { return nil }
+            self.relationship = relationship
+            self.object = object
+            self.op = comparison.op
+        }
     }
 
     private func compiledNow(in model: ManagedObjectModel) throws -> Compiled {
