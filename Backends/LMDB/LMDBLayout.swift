@@ -54,10 +54,15 @@ struct LMDBLayout: Sendable {
 
     /// The entity codes whose rows `request` reads.
     func codes(of request: StoreFetchRequest) -> EntityCodes {
-        if let known = requestCodes[IdentityKey(request.entity)] {
-            return request.includesSubentities ? known.hierarchy : known.own
+        codes(of: request.entity, includesSubentities: request.includesSubentities)
+    }
+
+    /// The codes of `entity`'s rows, with its sub-entities' when `includesSubentities`.
+    func codes(of entity: EntityDescription, includesSubentities: Bool) -> EntityCodes {
+        if let known = requestCodes[IdentityKey(entity)] {
+            return includesSubentities ? known.hierarchy : known.own
         }
-        return EntityCodes(request.entityNames.compactMap { codes[$0] })
+        return EntityCodes((includesSubentities ? entity.hierarchyNames : [entity.name]).compactMap { codes[$0] })
     }
 
     static func key(_ attribute: AttributeDescription) -> String { "\(attribute.entityName).\(attribute.name)" }

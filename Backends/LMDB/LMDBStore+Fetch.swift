@@ -41,6 +41,14 @@ extension LMDBStore {
         }
     }
 
+    /// `relationship == owner` counted from the owner's members in the inverse's members
+    /// database (see ``RelationshipPlan``), without a fetch.
+    public func countRows(of entity: EntityDescription, includesSubentities: Bool, where relationship: RelationshipDescription, is owner: ObjectID) throws -> Int? {
+        guard let plan = RelationshipPlan.plan(relationship, equalTo: owner, store: self, whole: true) else { return nil }
+        let codes = layout.codes(of: entity, includesSubentities: includesSubentities)
+        return try read { txn in try plan.count(store: self, codes: codes, in: txn) }
+    }
+
     /// The body of ``fetch(_:)``, inside its read transaction.
     private func fetch(_ request: StoreFetchRequest, _ compiled: StoreFetchRequest.Compiled, rowsDBI: MDB_dbi, in txn: LMDBTransaction) throws -> StoreFetchResult {
         let predicate = compiled.predicate

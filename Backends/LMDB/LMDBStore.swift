@@ -82,7 +82,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         self.routes = routes
         rowLocations = routes.mapValues { RowLocation(rows: $0.rows, code: $0.code, indexed: !$0.indexes.isEmpty) }
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
-        capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads])
+        capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads, .countsRelationshipRows])
             .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])
     }
 

@@ -255,6 +255,20 @@ enum PersistenceScenarios {
                 try checkEqual(Set(members.map(\.entity.name)), ["Car", "Truck"], "a relationship to the abstract parent holds both kinds")
                 try checkEqual(members.count, 3, "all three")
                 try checkEqual(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Car")), 2, "fetching a sub-entity")
+                // `garage == X` counted through the to-one the abstract parent declares.
+                func count(_ entity: String, of garage: ObjectID, subentities: Bool = true) throws -> Int {
+                    var request = FetchRequest<ManagedObject>(entityName: entity, predicate: .key("garage") == garage)
+                    request.includesSubentities = subentities
+                    return try fresh.count(for: request)
+                }
+                try checkEqual(try count("Vehicle", of: garageID), 3, "vehicles in the garage, both kinds")
+                try checkEqual(try count("Car", of: garageID), 2, "cars in the garage")
+                try checkEqual(try count("Truck", of: garageID), 1, "trucks in the garage")
+                try checkEqual(try count("Vehicle", of: garageID, subentities: false), 0, "the abstract parent has no rows of its own")
+                let empty = try fresh.insertObject(entityName: "Garage")
+                try empty.setValue("Empty", forKey: "name")
+                try fresh.save()
+                try checkEqual(try count("Vehicle", of: empty.objectID), 0, "an empty garage")
             }
         },
         ConformanceScenario("persistence.keyValueReflexiveGraph") { env in

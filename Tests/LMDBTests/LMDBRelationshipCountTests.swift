@@ -88,4 +88,26 @@ struct LMDBRelationshipCountTests {
         #expect(deletedBox == 5)
         #expect(compared == 8)
     }
+
+    @Test("the store counts toOne == X itself from the members, and declines an owner that is gone")
+    func storeCountsRowsItself() throws {
+        let url = try LMDBFixture.temporaryFile()
+        let model = try Self.model()
+        let container = try PersistentContainer(model: model, stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let ids = try context.performAndWait { try Self.fill(context) }
+        let store = container.coordinator.persistentStores[0]
+        let item = try model.requireEntity("Item")
+        let box = try #require(item.relationship(named: "box"))
+        func count(_ owner: String) throws -> Int? {
+            try store.countRows(of: item, includesSubentities: true, where: box, is: ids[owner]!)
+        }
+        #expect(try count("box3") == 7)
+        #expect(try count("box1") == 3)
+        #expect(try count("box0") == 0, "an owner without members, looked up")
+        // Deleted: its members went with it while its items still name it, so only a fetch
+        // can count them (the context then asks one, see countsMatchScan).
+        #expect(try count("box2") == nil)
+    }
 }

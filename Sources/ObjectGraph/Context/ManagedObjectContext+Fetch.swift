@@ -113,6 +113,16 @@ extension ManagedObjectContext {
         if request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) {
             return try executeFetch(request).answer.ids.count
         }
+        // `toOne == object` with nothing else asked: the store's own count when it keeps the
+        // relationship's members, before any store request is built.
+        if request.predicateIsFinal && request.sortKeys.isEmpty && request.fetchOffset == 0 && request.fetchLimit == 0,
+           case .comparison(let comparison)? = request.predicate,
+           let form = StoreFetchRequest.ToOneComparison(comparison, on: entity), form.op == .equal,
+           let counted = try coordinator.countRows(
+               of: entity, includesSubentities: request.includesSubentities, where: form.relationship, is: form.object) {
+            statisticsStorage.storeRoundTrips += 1
+            return counted
+        }
         var storeRequest = try makeStoreRequest(request, entity: entity)
         storeRequest.resultType = .count
         statisticsStorage.storeRoundTrips += 1

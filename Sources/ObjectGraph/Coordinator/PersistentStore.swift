@@ -36,6 +36,13 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The members of a to-many relationship for each source, in order for ordered ones.
     /// Only existing rows are returned; sources without members map to an empty array.
     func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]]
+    /// How many rows of `entity` (and of its sub-entities, with `includesSubentities`) have
+    /// their to-one `relationship` set to `owner` — `count(for:)` of `relationship == owner`,
+    /// asked before any ``StoreFetchRequest`` is built, for a store that keeps the
+    /// relationship's members and so answers it without a fetch. `nil`, the default, sends
+    /// the count through ``fetch(_:)``; it is asked only of a store declaring
+    /// ``StoreCapabilities/countsRelationshipRows``. A reading call, like ``fetch(_:)``.
+    func countRows(of entity: EntityDescription, includesSubentities: Bool, where relationship: RelationshipDescription, is owner: ObjectID) throws -> Int?
     /// Applies one change set atomically, after checking every expected version; on any
     /// failure nothing changes and a ``StoreError`` (``StoreError/Code/conflict`` for
     /// versions) is thrown.
@@ -48,6 +55,11 @@ extension PersistentStore {
     /// One row through ``snapshots(for:)``.
     public func snapshot(for id: ObjectID) throws -> RowSnapshot? {
         try snapshots(for: [id]).first
+    }
+
+    /// `nil`: counted through ``fetch(_:)``.
+    public func countRows(of entity: EntityDescription, includesSubentities: Bool, where relationship: RelationshipDescription, is owner: ObjectID) throws -> Int? {
+        nil
     }
 }
 
@@ -79,6 +91,10 @@ public struct StoreCapabilities: OptionSet, Sendable, Hashable {
     /// keeps no row cache (``RowCache/isBypassed``), since caching would only add a lookup and
     /// an insert to every read, and memory the store's own mapping already holds.
     public static let cheapRowReads = StoreCapabilities(rawValue: 1 << 8)
+    /// The store answers ``PersistentStore/countRows(of:includesSubentities:where:is:)``
+    /// (a count of `toOne == object` from the relationship's members); without it the
+    /// coordinator never asks, and such counts go through ``PersistentStore/fetch(_:)``.
+    public static let countsRelationshipRows = StoreCapabilities(rawValue: 1 << 9)
 }
 
 /// A store's metadata: identity, the model it holds, and user entries.

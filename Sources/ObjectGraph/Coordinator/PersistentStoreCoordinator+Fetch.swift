@@ -88,6 +88,19 @@ extension PersistentStoreCoordinator {
         return try fetch(full).ids.count
     }
 
+    /// The store's own count of `entity`'s rows whose `relationship` is `owner` (see
+    /// ``PersistentStore/countRows(of:includesSubentities:where:is:)``), when one store holds
+    /// the entity and declares it answers them; `nil` otherwise.
+    func countRows(of entity: EntityDescription, includesSubentities: Bool, where relationship: RelationshipDescription, is owner: ObjectID) throws -> Int? {
+        guard let sole = soleEntry(holding: entity) else { return nil }
+        return try sole._withUnsafeGuaranteedRef { entry in
+            guard entry.countsRelationshipRows else { return nil }
+            return try entry.gate.read {
+                try entry.store.countRows(of: entity, includesSubentities: includesSubentities, where: relationship, is: owner)
+            }
+        }
+    }
+
     static func slice<T>(_ items: [T], offset: Int, limit: Int?) -> [T] {
         let start = min(max(offset, 0), items.count)
         let end = limit.map { min(items.count, start + max($0, 0)) } ?? items.count

@@ -24,6 +24,8 @@ public final class PersistentStoreCoordinator: Sendable {
         /// The interned store identifier and entity names, so routing an ID compares integers.
         let storeToken: UInt32
         let entityTokens: TokenSet
+        /// Whether the store counts `toOne == object` itself (read once: every such count asks).
+        let countsRelationshipRows: Bool
 
         init(store: any PersistentStore, description: StoreDescription, entityNames: Set<String>, gate: Gate) {
             self.store = store
@@ -32,6 +34,7 @@ public final class PersistentStoreCoordinator: Sendable {
             self.gate = gate
             self.storeToken = InternedNames.shared.token(for: store.identifier)
             self.entityTokens = TokenSet(entityNames.map { InternedNames.shared.token(for: $0) })
+            self.countsRelationshipRows = store.capabilities.contains(.countsRelationshipRows)
         }
     }
 
