@@ -46,7 +46,7 @@ extension ManagedObjectContext {
                     let id = rows[position].objectID
                     let object = unregistered ? unindexedFault(id) : registeredOrFault(id)
                     if object.isFaultStorage {
-                        var snapshot = RowSnapshot(objectID: id, version: 0, attributes: [], toOne: [])
+                        var snapshot = RowSnapshot(objectID: id, version: 0, attributes: AttributeValues(), toOne: ToOneValues())
                         swap(&snapshot, &rows[position])
                         statisticsStorage.faultsFired += 1
                         object.install(consume snapshot)

@@ -314,7 +314,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// when due, releasing what the registry dropped.
     private func registered(_ object: ManagedObject) {
         if retainsRegisteredObjects { retained[object.objectID] = object }
-        if registry.count > sweepThreshold { sweepReleasedObjects() }
+        // (A fetch sets the threshold to `.max` while it registers: then the registry's size,
+        // three counts, is not taken per object.)
+        if sweepThreshold != .max && registry.count > sweepThreshold { sweepReleasedObjects() }
         releaseDroppedObjects()
     }
 
