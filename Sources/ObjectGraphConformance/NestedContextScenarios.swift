@@ -26,10 +26,29 @@ enum NestedContextScenarios {
                 try checkEqual(students[0].schoolClass?.title, "Math", "relationships follow the parent's unsaved graph")
                 try checkEqual(classes[0].students.map(\.objectID), [id], "and their inverse")
                 try checkEqual(try child.count(for: FetchRequest<SchoolClass>(predicate: .key("title") == "Math")), 1, "counts too")
+                // Counted by the parent's unsaved graph, not by what the store holds for it.
+                try checkEqual(try child.count(for: FetchRequest<Student>(predicate: .key("schoolClass") == classes[0].objectID)), 1, "a count of toOne == object too")
             }
             try parent.performAndWait {
                 try checkEqual(math.objectID, try child.performAndWait { try child.fetch(FetchRequest<SchoolClass>())[0].objectID }, "the parent's object carries the ID the child saw")
                 try check(ada.hasChanges && math.isInserted, "the parent still holds its changes")
+            }
+        },
+        ConformanceScenario("nested.childCountsByParentsUnsavedMembership") { env in
+            // Saved: Math (Ada, alan), Physics (Grace). The parent moves Ada, unsaved; the
+            // child's counts of `schoolClass == X` follow the parent, not the store.
+            try FetchScenarios.seedPeople(env)
+            let parent = env.newContext("parent")
+            let (mathID, physicsID) = try parent.performAndWait {
+                let classes = try parent.fetch(FetchRequest<SchoolClass>(sortKeys: [SortKey("title")]))
+                let ada = try parent.fetch(FetchRequest<Student>(predicate: .key("name") == "Ada"))[0]
+                ada.schoolClass = classes[1]
+                return (classes[0].objectID, classes[1].objectID)
+            }
+            let child = parent.newChildContext(name: "child")
+            try child.performAndWait {
+                try checkEqual(try child.count(for: FetchRequest<Student>(predicate: .key("schoolClass") == mathID)), 1, "Math without Ada")
+                try checkEqual(try child.count(for: FetchRequest<Student>(predicate: .key("schoolClass") == physicsID)), 2, "Physics with her")
             }
         },
         ConformanceScenario("nested.childSaveReachesParentOnly") { env in

@@ -19,7 +19,9 @@ final class ParentContextStore: PersistentStore, @unchecked Sendable {
     /// The parent evaluates predicates, sorts and ranges (with its pending changes); it answers
     /// one call at a time and does not group.
     var capabilities: StoreCapabilities {
-        parentEntry.store.capabilities.subtracting([.concurrentReaders, .groups, .atomic]).union([.evaluatesPredicates, .sorts])
+        // (Not the parent store's own counts of toOne == object: they would miss the parent
+        // context's unsaved changes, which a child's fetches see.)
+        parentEntry.store.capabilities.subtracting([.concurrentReaders, .groups, .atomic, .countsRelationshipRows]).union([.evaluatesPredicates, .sorts])
     }
 
     func metadata() throws -> StoreMetadata { try parentEntry.store.metadata() }
