@@ -98,6 +98,11 @@ extension DeleteRuleScenarios {
                 let owner = track.playlist
                 try check(owner != nil && owner!.tracks.contains(track), "\(track.title) belongs to a playlist that lists it")
             }
+            // Counted by the to-one of an ordered to-many (which LMDB keeps as a list).
+            for playlist in try fresh.fetch(FetchRequest<Playlist>()) {
+                let counted = try fresh.count(for: FetchRequest<Track>(predicate: .key("playlist") == playlist.objectID))
+                try checkEqual(counted, playlist.tracks.count, "tracks counted by playlist == \(playlist.name)")
+            }
         }
     }
 }
