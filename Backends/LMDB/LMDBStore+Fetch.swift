@@ -10,27 +10,14 @@ import ObjectGraph
 extension LMDBStore {
     /// Answers a fetch completely (predicate, sort and range) in one read transaction.
     public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        // `chat == X` counted from X's members, without compiling the predicate (the context
+        // leaves this shape uncompiled, see StoreFetchRequest.validate(in:)); `nil` when the
+        // members cannot tell (X is gone), and the rows are counted below.
         if request.resultType == .count, let form = request.toOneComparison, form.op == .equal,
-           let plan = RelationshipPlan.plan(form.relationship, equalTo: form.object, store: self, whole: true) {
-            // `chat == X` counted from X's members, without compiling the predicate (the
-            // context leaves this shape uncompiled, see StoreFetchRequest.validate(in:)).
-            let codes = layout.codes(of: request)
-            if let counted = try read({ txn in try plan.count(store: self, codes: codes, in: txn) }) {
-                return StoreFetchResult(count: request.rangedCount(counted), applied: .all)
-            }
+           let counted = try countRows(of: request.entity, includesSubentities: request.includesSubentities, where: form.relationship, is: form.object) {
+            return StoreFetchResult(count: request.rangedCount(counted), applied: .all)
         }
         let compiled = try request.compiled(in: model)
-        if request.resultType == .count, let predicate = compiled.predicate, case .comparison = predicate {
-            // A count that a relationship plan answers alone (`chat == X`) reads no row: its
-            // transaction captures only what the plan needs, where the general body below
-            // read its copy of the whole request (a copy retains every part of it).
-            let codes = layout.codes(of: request)
-            let counted = try read { txn -> Int? in
-                guard let plan = try RelationshipPlan.make(predicate, store: self, in: txn, checkingOwner: false) else { return nil }
-                return try plan.count(store: self, codes: codes, in: txn)
-            }
-            if let counted { return StoreFetchResult(count: request.rangedCount(counted), applied: .all) }
-        }
         guard let rowsDBI = handles.rows[request.entity.rootName] else {
             throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity \(request.entity.name)")
         }

@@ -25,8 +25,7 @@ struct RelationshipPlan {
 
     /// A plan for the first usable conjunct. The object compared with must exist: the
     /// members of a deleted owner are gone while no-action to-ones may still name it.
-    /// `checkingOwner` false leaves that check to the caller (see ``count(store:codes:in:)``).
-    static func make(_ predicate: CompiledPredicate, store: LMDBStore, in txn: LMDBTransaction, checkingOwner: Bool = true) throws -> RelationshipPlan? {
+    static func make(_ predicate: CompiledPredicate, store: LMDBStore, in txn: LMDBTransaction) throws -> RelationshipPlan? {
         var found: RelationshipPlan? = nil
         if case .comparison(let comparison) = predicate {
             found = plan(comparison, store: store, whole: true)
@@ -39,7 +38,7 @@ struct RelationshipPlan {
             }
         }
         guard let found else { return nil }
-        if checkingOwner { guard try store.exists(found.owner, in: txn) else { return nil } }
+        guard try store.exists(found.owner, in: txn) else { return nil }
         return found
     }
 
