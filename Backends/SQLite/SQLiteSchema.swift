@@ -58,6 +58,8 @@ struct SQLiteSchema {
         /// Result-column positions (in a ``SQLiteStore/selectList(_:alias:)`` row) of each
         /// attribute and to-one, resolved once so decoding a row does no name lookups.
         var attributePositions: [Int32?] = []
+        /// (A to-one's entity position is -1 when its destination's table holds one entity:
+        /// that column is not selected.)
         var toOnePositions: [(pk: Int32, entity: Int32)?] = []
         /// Every entity sharing this entity's table (its hierarchy): a fetch of all of them
         /// needs no filter on the entity column.
@@ -159,9 +161,11 @@ struct SQLiteSchema {
         }
         self.tableColumns = columns
         // Entity-name columns that no row reader reads (see SQLiteRowReader): the table's own
-        // when it holds one entity, and a to-one's when its destination's table holds one. They
-        // are selected as NULL, keeping every position: sorting a chat's messages carried both
-        // names in every sorted record (a tenth of the query in SQLite itself, measured).
+        // when it holds one entity, and a to-one's when its destination's table holds one.
+        // Sorting a chat's messages carried both names in every sorted record (a tenth of the
+        // query in SQLite itself, measured). The table's own is selected as NULL, keeping the
+        // first three positions fixed; a to-one's is left out of the list (each NULL was about
+        // 3 ns a row of a 100,000-row fetch, measured in C), its position then -1.
         func holdsOneEntity(_ root: String) -> Bool { Self.onlyEntity(ofRoot: root, in: model) != nil }
         var unread: Set<String> = []
         for entity in entities {
@@ -169,18 +173,22 @@ struct SQLiteSchema {
                 unread.insert(Self.foreignKey(relationship).entity)
             }
         }
+        var selectPositions: [String: [String: Int32]] = [:]
         for (root, rootColumns) in columns {
-            selectColumns[root] = ["pk", holdsOneEntity(root) ? "NULL" : "entity", "version"] + rootColumns.map { unread.contains($0) ? "NULL" : $0 }
+            let selected = rootColumns.filter { !unread.contains($0) }
+            var positions: [String: Int32] = [:]
+            for (offset, column) in selected.enumerated() { positions[column] = Int32(offset + 3) }
+            selectPositions[root] = positions
+            selectColumns[root] = ["pk", holdsOneEntity(root) ? "NULL" : "entity", "version"] + selected
             selectByKey[root] = "SELECT \((selectColumns[root] ?? []).joined(separator: ", ")) FROM \(Self.table(root)) WHERE pk = ?"
             aliasedSelectList[root] = (selectColumns[root] ?? []).map { $0 == "NULL" ? $0 : "t0." + $0 }.joined(separator: ", ")
         }
         for (name, layout) in layouts {
-            var positions: [String: Int32] = [:]
-            for (offset, column) in (columns[layout.entity.rootName] ?? []).enumerated() { positions[column] = Int32(offset + 3) }
+            let positions = selectPositions[layout.entity.rootName] ?? [:]
             layouts[name]?.attributePositions = layout.attributeColumns.map { $0.flatMap { positions[$0] } }
             layouts[name]?.toOnePositions = layout.toOneColumns.map { pair in
-                guard let pair, let pk = positions[pair.pk], let entity = positions[pair.entity] else { return nil }
-                return (pk, entity)
+                guard let pair, let pk = positions[pair.pk] else { return nil }
+                return (pk, positions[pair.entity] ?? -1)
             }
             var written = layout.attributeColumns.compactMap { $0 }
             for pair in layout.toOneColumns.compactMap({ $0 }) { written += [pair.pk, pair.entity] }
