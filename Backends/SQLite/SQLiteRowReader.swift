@@ -91,8 +91,8 @@ final class SQLiteRowReader: Sendable {
     /// Rows are read in runs (``ObjectGraph/RowRun``): the values of a run's rows share one
     /// array, one allocation per run instead of one per row.
     func appendAll(_ statement: SQLiteStatement, to rows: inout [RowSnapshot]) throws {
-        var run = RowRun()
         guard let single else {
+            var run = RowRun()
             while try statement.step() {
                 guard let plan = plan(statement, entityColumn: 1) else { continue }
                 Self.read(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, namespaces, into: &run, &rows)
@@ -102,6 +102,8 @@ final class SQLiteRowReader: Sendable {
         }
         let namespace = single.namespace, columns = single.attributeColumns
         let toOnePositions = single.layout.toOnePositions, toOneNamespaces = single.toOneNamespaces
+        // Every row of one entity has a value per attribute slot.
+        var run = RowRun(width: columns.count)
         while try statement.step() {
             Self.read(statement, namespace, columns, toOnePositions, toOneNamespaces, namespaces, into: &run, &rows)
         }
@@ -145,24 +147,30 @@ final class SQLiteRowReader: Sendable {
         _ statement: SQLiteStatement, _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?],
         _ namespaces: [String: ObjectID.Namespace]
     ) -> ToOneValues {
+        if toOnePositions.count == 1 {
+            return ToOneValues(single: destination(statement, 0, toOnePositions, toOneNamespaces, namespaces))
+        }
         var toOne = ToOneValues()
         toOne.reserveCapacity(toOnePositions.count)
         for slot in toOnePositions.indices {
-            var id: ObjectID? = nil
-            // (The key read first, the column's type asked only for a zero key, as in
-            // SQLiteStatement.value(_:as:).)
-            if let positions = toOnePositions[slot] {
-                let key = statement.int64(positions.pk)
-                if key != 0 || !statement.isNull(positions.pk) {
-                    if let namespace = toOneNamespaces[slot] {
-                        id = namespace.objectID(primaryKey: key)
-                    } else if let name = statement.string(positions.entity), let namespace = namespaces[name] {
-                        id = namespace.objectID(primaryKey: key)
-                    }
-                }
-            }
-            toOne.append(id)
+            toOne.append(destination(statement, slot, toOnePositions, toOneNamespaces, namespaces))
         }
         return toOne
+    }
+
+    /// The destination of to-one `slot` in the statement's current row.
+    @inline(__always)
+    private static func destination(
+        _ statement: SQLiteStatement, _ slot: Int, _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?],
+        _ namespaces: [String: ObjectID.Namespace]
+    ) -> ObjectID? {
+        // (The key read first, the column's type asked only for a zero key, as in
+        // SQLiteStatement.value(_:as:).)
+        guard let positions = toOnePositions[slot] else { return nil }
+        let key = statement.int64(positions.pk)
+        guard key != 0 || !statement.isNull(positions.pk) else { return nil }
+        if let namespace = toOneNamespaces[slot] { return namespace.objectID(primaryKey: key) }
+        guard let name = statement.string(positions.entity), let namespace = namespaces[name] else { return nil }
+        return namespace.objectID(primaryKey: key)
     }
 }

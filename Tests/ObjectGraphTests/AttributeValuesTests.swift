@@ -56,4 +56,33 @@ struct AttributeValuesTests {
         changed.attributes[0] = .null
         #expect(rows[1].attributes[0] == .integer(2) && rows[2].attributes[0] == .integer(3))
     }
+
+    @Test("a run of fixed-width rows gives each row its own stretch, across full runs, a partial last one and rows already in the answer")
+    func fixedWidthRuns() {
+        var rows: [RowSnapshot] = []
+        let namespace = ObjectID.Namespace(entityName: "Item", storeIdentifier: "S")
+        // A row from an earlier answer stays as it is: the run's rows start after it.
+        rows.append(RowSnapshot(objectID: namespace.objectID(primaryKey: 0), version: 1, attributes: ["earlier"], toOne: []))
+        var run = RowRun(width: 3)
+        let count = RowRun.length * 2 + 7
+        for key in 1...count {
+            run.appendValue(.integer(Int64(key)))
+            run.appendValue(.string("row \(key)"))
+            run.appendValue(key.isMultiple(of: 2) ? .null : .double(Double(key)))
+            run.endRow(objectID: namespace.objectID(primaryKey: Int64(key)), version: Int64(key), toOne: [nil], into: &rows)
+        }
+        run.flush(into: &rows)
+        run.flush(into: &rows)  // nothing left: a second flush changes nothing
+        #expect(rows.count == count + 1)
+        #expect(Array(rows[0].attributes) == ["earlier"])
+        for key in 1...count {
+            let row = rows[key]
+            #expect(row.objectID.primaryKey == Int64(key) && row.version == Int64(key) && row.toOne == [nil])
+            #expect(Array(row.attributes) == [.integer(Int64(key)), .string("row \(key)"), key.isMultiple(of: 2) ? .null : .double(Double(key))])
+        }
+        // A change to one row of a run stays in it.
+        var changed = rows[2]
+        changed.attributes[1] = "changed"
+        #expect(rows[2].attributes[1] == "row 2" && rows[3].attributes[1] == "row 3" && changed.attributes[1] == "changed")
+    }
 }

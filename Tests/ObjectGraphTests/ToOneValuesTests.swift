@@ -28,6 +28,15 @@ struct ToOneValuesTests {
         #expect(([chat, nil] as ToOneValues).array == [chat, nil])
     }
 
+    @Test func singleDestinationEqualsTheOneElementCollection() {
+        for value in [nil, chat, author] as [ObjectID?] {
+            let single = ToOneValues(single: value)
+            #expect(single == ToOneValues([value]) && single.hashValue == ToOneValues([value]).hashValue)
+            #expect(single.count == 1 && single[0] == value)
+        }
+        #expect(ToOneValues(single: nil) != ToOneValues())
+    }
+
     @Test func emptyNilAndIDsAreDistinct() {
         let distinct: [ToOneValues] = [[], [nil], [chat], [author], [other], [nil, nil], [chat, nil], [nil, chat]]
         for (i, a) in distinct.enumerated() {

@@ -46,6 +46,14 @@ public struct AttributeValues: RandomAccessCollection, MutableCollection, Expres
         length = Int32(count)
     }
 
+    /// A stretch of `shared` its caller has already checked lies inside it (``RowRun``, once
+    /// per run rather than once per row).
+    init(unchecked shared: [AttributeValue], from start: Int, count: Int) {
+        buffer = shared
+        base = Int32(truncatingIfNeeded: start)
+        length = Int32(truncatingIfNeeded: count)
+    }
+
     /// Whether the values are a stretch of a larger array.
     @inline(__always)
     private var isShared: Bool { base != 0 || Int(length) != buffer.count }

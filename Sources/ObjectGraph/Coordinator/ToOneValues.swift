@@ -19,6 +19,12 @@ public struct ToOneValues: RandomAccessCollection, MutableCollection, Sendable, 
     /// No destinations.
     public init() {}
 
+    /// The one destination of a record with a single to-one (`nil` for none): what a store
+    /// decoding such rows builds per row, without a reservation and an append.
+    public init(single value: ObjectID?) {
+        setFirst(value)
+    }
+
     /// The destinations of `values`, in order.
     public init(_ values: some Sequence<ObjectID?>) {
         var iterator = values.makeIterator()
