@@ -108,7 +108,7 @@ extension LMDBStore {
         // Every row of an unfiltered row fetch is in the answer: decoded straight into runs
         // whose values share one array (see RowRun).
         if wantsRows && !filtered && limit == nil && toSkip == 0 {
-            var run = RowRun()
+            var run = codec.attributeWidth(of: codes).map(RowRun.init(width:)) ?? RowRun()
             try txn.withCursor(rowsDBI) { cursor in
                 var entry = try cursor.move(MDB_FIRST)
                 while let current = entry {

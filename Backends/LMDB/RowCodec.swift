@@ -35,6 +35,19 @@ struct RowCodec {
         }
     }
 
+    /// The number of attribute values every row of `codes` holds, when it is the same for all
+    /// of them (always for one entity): a fetch of those rows reads them into a fixed-width
+    /// ``ObjectGraph/RowRun``. A row claiming another number is refused as damaged before
+    /// any of its values reach the run.
+    func attributeWidth(of codes: EntityCodes) -> Int? {
+        var width: Int? = nil
+        for (code, shape) in shapes.enumerated() where codes.contains(UInt16(code)) {
+            guard shape.attributes >= 0, width == nil || width == shape.attributes else { return nil }
+            width = shape.attributes
+        }
+        return width
+    }
+
     /// The entity code of `id`'s entity (also for another store's ID of an entity this store holds).
     @inline(__always)
     func code(of id: ObjectID) -> UInt16? {
@@ -163,6 +176,9 @@ struct RowCodec {
         try values(&reader, attributeCount)
         let toOneCount = Int(try reader.u16())
         guard toOneCount == shape.toOne else { throw ByteReader.Truncated() }
+        if toOneCount == 1 {
+            return (namespace.objectID(primaryKey: primaryKey), version, ToOneValues(single: try readReference(&reader)))
+        }
         var toOne = ToOneValues()
         toOne.reserveCapacity(toOneCount)
         for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }

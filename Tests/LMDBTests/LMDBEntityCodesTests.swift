@@ -51,4 +51,66 @@ struct LMDBEntityCodesTests {
         }
         container.close()
     }
+
+    @Test("rows of entities of one width are read into fixed-width runs, of several widths into varying ones, each row with its own values")
+    func runWidths() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Shape", abstract: true) { e in e.attribute("name", .string) }
+            m.entity("Dot", parent: "Shape") { _ in }
+            m.entity("Box", parent: "Shape") { e in
+                e.attribute("width", .integer64)
+                e.attribute("height", .integer64)
+            }
+            m.entity("Tag") { e in e.attribute("label", .string) }
+        }
+        let layout = LMDBLayout(model: model, entities: model.entities, indexEverything: false)
+        let codec = RowCodec(layout: layout, storeIdentifier: "S")
+        func codes(_ names: [String]) -> EntityCodes { EntityCodes(names.compactMap { layout.codes[$0] }) }
+        #expect(codec.attributeWidth(of: codes(["Box"])) == 3)
+        #expect(codec.attributeWidth(of: codes(["Dot"])) == 1)
+        #expect(codec.attributeWidth(of: codes(["Dot", "Tag"])) == 1)
+        #expect(codec.attributeWidth(of: codes(["Dot", "Box"])) == nil)
+        #expect(codec.attributeWidth(of: EntityCodes()) == nil)
+
+        let container = try PersistentContainer(model: model, stores: [.lmdb(at: try LMDBFixture.temporaryFile())])
+        let context = container.newBackgroundContext()
+        let count = RowRun.length + 9
+        try context.performAndWait {
+            for index in 0..<count {
+                let shape = try context.insertObject(entityName: index.isMultiple(of: 3) ? "Dot" : "Box")
+                try shape.setValue("shape \(index)", forKey: "name")
+                if shape.entity.name == "Box" {
+                    try shape.setValue(Int64(index), forKey: "width")
+                    try shape.setValue(Int64(index * 10), forKey: "height")
+                }
+            }
+            try context.save()
+        }
+        let reader = container.newBackgroundContext()
+        try reader.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Shape")
+            request.returnsObjectsAsFaults = false
+            let shapes = try reader.fetch(request)
+            #expect(shapes.count == count)
+            for shape in shapes {
+                let name = try #require(try shape.value(forKey: "name") as? String)
+                let index = try #require(Int(name.dropFirst("shape ".count)))
+                #expect(shape.entity.name == (index.isMultiple(of: 3) ? "Dot" : "Box"))
+                if shape.entity.name == "Box" {
+                    #expect(try shape.value(forKey: "width") as? Int64 == Int64(index))
+                    #expect(try shape.value(forKey: "height") as? Int64 == Int64(index * 10))
+                }
+            }
+            var boxes = FetchRequest<ManagedObject>(entityName: "Box")
+            boxes.returnsObjectsAsFaults = false
+            let fetched = try reader.fetch(boxes)
+            #expect(fetched.count == count - (count + 2) / 3)
+            for box in fetched {
+                let width = try #require(try box.value(forKey: "width") as? Int64)
+                #expect(try box.value(forKey: "name") as? String == "shape \(width)")
+                #expect(try box.value(forKey: "height") as? Int64 == width * 10)
+            }
+        }
+        container.close()
+    }
 }
