@@ -14,6 +14,7 @@ final class LMDBFixtures {
     private var counter = 0
     private var emptyStoreURL: URL?
     private var chatTemplateURL: URL?
+    private var schoolTemplateURL: URL?
 
     init(_ base: Fixtures) { self.base = base }
 
@@ -58,6 +59,34 @@ final class LMDBFixtures {
             try db.write { txn in try LMDBWorkloads.insertChats(db, txn, input: ChatInput(sizes)) }
         }
         chatTemplateURL = url
+        return url
+    }
+
+    /// Subjects 1…S and students 1…N, each student with the subjects
+    /// `BenchmarkData.subjects(of:count:of:)` picks (as in the SQLite school), written by
+    /// ObjectGraph's LMDB store itself in one save: the file holds exactly what the store
+    /// writes for a many-to-many relationship, both directions.
+    func schoolTemplate() throws -> URL {
+        if let schoolTemplateURL { return schoolTemplateURL }
+        let url = try copy(try emptyStore(), as: "school-template")
+        let container = try openContainer(url)
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let sizes = self.sizes
+        try context.performAndWait {
+            let subjects = (1...sizes.subjects).map { index in
+                let subject = Subject(context: context)
+                subject.name = BenchmarkData.subjectName(index)
+                return subject
+            }
+            for index in 1...sizes.students {
+                let student = Student(context: context)
+                student.name = BenchmarkData.studentName(index)
+                student.subjects = Set(BenchmarkData.subjects(of: index, count: sizes.subjectsPerStudent, of: sizes.subjects).map { subjects[$0] })
+            }
+            try context.save()
+        }
+        schoolTemplateURL = url
         return url
     }
 }

@@ -6,7 +6,7 @@ import ObjectGraph
 /// the same layout (see ``RawLMDB``). The ObjectGraph side runs the very same code as on
 /// SQLite (``ChatBodies``).
 enum LMDBWorkloads {
-    static let all: [Workload] = [insert, fetchAll, chatMessages, faultByID, countPerChat, countGrouped, cascadeDelete, update]
+    static let all: [Workload] = [insert, fetchAll, chatMessages, faultByID, countPerChat, countGrouped, cascadeDelete, update] + LMDBSchoolWorkloads.all
 
     /// Raw inserts shared by the template and the raw side of `insert`: each chat row, each
     /// message row, and each message's entry among its chat's members.

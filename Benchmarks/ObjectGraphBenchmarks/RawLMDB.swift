@@ -46,6 +46,34 @@ final class RawLMDB {
         (chats, messages, members) = (handles[0], handles[1], handles[2])
     }
 
+    /// The school's databases, for the many-to-many workloads: Student and Subject rows, and
+    /// each student's subject keys as sorted duplicates (the store also keeps the inverse,
+    /// `og:m:Subject.students`, which the traversals do not read).
+    struct SchoolDatabases {
+        let students: MDB_dbi
+        let subjects: MDB_dbi
+        let studentSubjects: MDB_dbi
+    }
+
+    /// Opens the school's databases (which the store created with the file).
+    func openSchool() throws -> SchoolDatabases {
+        var txn: OpaquePointer?
+        try Self.check(mdb_txn_begin(env, nil, 0, &txn), "begin")
+        var handles: [MDB_dbi] = []
+        do {
+            for (name, flags) in [("og:rows:Student", 0), ("og:rows:Subject", 0), ("og:m:Student.subjects", MDB_DUPSORT)] {
+                var dbi: MDB_dbi = 0
+                try Self.check(mdb_dbi_open(txn, name, UInt32(flags), &dbi), "opening \(name)")
+                handles.append(dbi)
+            }
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+        try Self.check(mdb_txn_commit(txn), "commit")
+        return SchoolDatabases(students: handles[0], subjects: handles[1], studentSubjects: handles[2])
+    }
+
     deinit {
         if let reader { mdb_txn_abort(reader) }
         mdb_env_close(env)
@@ -163,10 +191,22 @@ final class RawLMDB {
 
     /// Reads a Chat row's title and version.
     static func decodeChat(_ value: MDB_val) throws -> (title: String, version: Int64) {
+        let row = try decodeFirstString(value, "chat")
+        return (row.text, row.version)
+    }
+
+    /// Reads the name of a Student or Subject row (one string attribute, as a Chat row).
+    static func decodeName(_ value: MDB_val) throws -> String {
+        try decodeFirstString(value, "student or subject").text
+    }
+
+    /// The first attribute of a row whose first attribute is a string, and the row's version.
+    private static func decodeFirstString(_ value: MDB_val, _ what: String) throws -> (text: String, version: Int64) {
         let raw = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
-        guard raw.count >= 18, raw[0] == 1, raw[13] == 4 else { throw BenchmarkFailure("raw lmdb: not a chat row") }
+        guard raw.count >= 18, raw[0] == 1, raw[13] == 4 else { throw BenchmarkFailure("raw lmdb: not a \(what) row") }
         let version = Int64(bitPattern: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 3, as: UInt64.self)))
         let length = Int(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 14, as: UInt32.self)))
+        guard raw.count >= 18 + length else { throw BenchmarkFailure("raw lmdb: a truncated \(what) row") }
         return (String(decoding: UnsafeRawBufferPointer(rebasing: raw[18..<18 + length]), as: UTF8.self), version)
     }
 
@@ -194,10 +234,22 @@ final class RawLMDB {
 
     /// The message keys of chat `chat` (its member duplicates, in key order).
     func messageKeys(_ txn: OpaquePointer, chat: Int64, into keys: inout [Int64]) throws {
+        try memberKeys(txn, members, of: chat, into: &keys)
+    }
+
+    /// The member keys under `owner` in the duplicate-sorted relationship database `dbi`, in
+    /// key order.
+    func memberKeys(_ txn: OpaquePointer, _ dbi: MDB_dbi, of owner: Int64, into keys: inout [Int64]) throws {
         var cursor: OpaquePointer?
-        try Self.check(mdb_cursor_open(txn, members, &cursor), "cursor")
+        try Self.check(mdb_cursor_open(txn, dbi, &cursor), "cursor")
         defer { mdb_cursor_close(cursor) }
-        Self.withKey(chat) { key in
+        Self.memberKeys(cursor, of: owner, into: &keys)
+    }
+
+    /// ``memberKeys(_:_:of:into:)`` with a cursor already open on the database, which can
+    /// serve many owners in turn.
+    static func memberKeys(_ cursor: OpaquePointer?, of owner: Int64, into keys: inout [Int64]) {
+        withKey(owner) { key in
             var data = MDB_val()
             var op = MDB_SET_KEY
             while mdb_cursor_get(cursor, &key, &data, op) == MDB_SUCCESS {

@@ -9,10 +9,13 @@ enum SchoolWorkloads {
         UInt64(student) &* 1_000_003 &+ UInt64(subject) &* 131 &+ UInt64(nameLength)
     }
 
+    /// The traversal's name in every store's table.
+    static func name(prefetching: Bool) -> String { prefetching ? "m2m-prefetch" : "m2m-traverse" }
+
     /// Fetch every student (faults off), then read the name of each of their subjects.
     static func traverse(prefetching: Bool) -> Workload {
         Workload(
-            name: prefetching ? "m2m-prefetch" : "m2m-traverse",
+            name: name(prefetching: prefetching),
             summary: prefetching
                 ? "fetch all students prefetching 'subjects', read every subject's name; raw: one IN-list query per key path"
                 : "fetch all students, read every subject's name through student.subjects; raw: one join query per student"
@@ -23,21 +26,7 @@ enum SchoolWorkloads {
             return Sides(
                 objectGraph: {
                     let context = reader.freshContext()
-                    return Run(body: {
-                        try context.performAndWait {
-                            var request = FetchRequest<Student>()
-                            request.returnsObjectsAsFaults = false
-                            if prefetching { request.relationshipKeyPathsForPrefetching = ["subjects"] }
-                            var tally = Tally()
-                            for student in try context.fetch(request) {
-                                let pk = student.objectID.primaryKey!
-                                for subject in student.subjects {
-                                    tally.add(pairValue(student: pk, subject: subject.objectID.primaryKey!, nameLength: subject.name.utf8.count))
-                                }
-                            }
-                            return tally
-                        }
-                    }, context: context)
+                    return Run(body: { try traverseBody(context, prefetching: prefetching) }, context: context)
                 },
                 raw: {
                     Run(body: {
@@ -78,6 +67,24 @@ enum SchoolWorkloads {
                     })
                 },
                 teardown: { reader.container.close() })
+        }
+    }
+
+    /// The ObjectGraph side of both traversals, on any store: every student (faults off), then
+    /// each subject of each, its name read.
+    static func traverseBody(_ context: ManagedObjectContext, prefetching: Bool) throws -> Tally {
+        try context.performAndWait {
+            var request = FetchRequest<Student>()
+            request.returnsObjectsAsFaults = false
+            if prefetching { request.relationshipKeyPathsForPrefetching = ["subjects"] }
+            var tally = Tally()
+            for student in try context.fetch(request) {
+                let pk = student.objectID.primaryKey!
+                for subject in student.subjects {
+                    tally.add(pairValue(student: pk, subject: subject.objectID.primaryKey!, nameLength: subject.name.utf8.count))
+                }
+            }
+            return tally
         }
     }
 
