@@ -139,12 +139,18 @@ public enum ConformanceModel {
             m.entity("Vehicle", abstract: true) { e in
                 e.attribute("name", .string)
                 e.toOne("garage", "Garage", inverse: "vehicles")
+                e.toOne("spot", "Spot", inverse: "vehicle")
             }
             m.entity("Car", parent: "Vehicle") { e in e.attribute("doors", .integer16, default: 4) }
             m.entity("Truck", parent: "Vehicle") { e in e.attribute("payload", .double, default: 0.0) }
             m.entity("Garage") { e in
                 e.attribute("name", .string)
                 e.toMany("vehicles", "Vehicle", inverse: "garage", deleteRule: .cascade)
+            }
+            // A to-one whose destination is the abstract parent: its rows are of several entities.
+            m.entity("Spot") { e in
+                e.attribute("label", .string)
+                e.toOne("vehicle", "Vehicle", inverse: "spot")
             }
             // Lifecycle hooks, recorded by the bound class.
             m.entity("Probe", as: Probe.self) { e in

@@ -19,7 +19,9 @@ enum PersistenceScenarios {
         return object
     }
 
-    static let all: [ConformanceScenario] = [
+    static let all: [ConformanceScenario] = roundTrips + inheritance
+
+    static let roundTrips: [ConformanceScenario] = [
         ConformanceScenario("persistence.wholeGraphRoundTrip") { env in
             let context = env.newContext()
             let ids = try context.performAndWait { () throws -> [String: ObjectID] in
