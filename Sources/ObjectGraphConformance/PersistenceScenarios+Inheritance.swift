@@ -46,6 +46,12 @@ extension PersistenceScenarios {
                 try checkEqual(try labels(.key("vehicle.name") == "hauler"), ["B"], "a key path through the to-one")
                 try checkEqual(try labels(.key("vehicle") == nil), ["C"], "no vehicle")
                 try checkEqual(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Spot", predicate: .key("vehicle") == carID)), 1, "counted")
+                // Sorted through the to-one: no vehicle first, then by the vehicles' names.
+                for ascending in [true, false] {
+                    let sorted = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Spot", sortKeys: [SortKey("vehicle.name", ascending: ascending)]))
+                    let expected = ascending ? ["C", "A", "B"] : ["B", "A", "C"]
+                    try checkEqual(try sorted.map { try $0.value(forKey: "label") as? String }, expected, "sorted by vehicle.name, ascending: \(ascending)")
+                }
             }
         },
     ]
