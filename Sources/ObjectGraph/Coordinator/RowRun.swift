@@ -16,7 +16,7 @@ public struct RowRun {
     public static let length = 32
 
     @usableFromInline var values: [AttributeValue] = []
-    /// The number of values of every row, or 0 when rows vary (then `starts` records where
+    /// The number of values of every row, or -1 when rows vary (then `starts` records where
     /// each begins).
     @usableFromInline let width: Int
     /// Where each row of the current run starts in `values` (rows of varying width only).
@@ -31,7 +31,7 @@ public struct RowRun {
     @usableFromInline var rowStart: Int32 = 0
 
     /// An empty run of rows whose number of values may vary.
-    public init() { width = 0 }
+    public init() { width = -1 }
 
     /// An empty run of rows of exactly `width` values each (a store reading one entity's
     /// columns), which needs no record of where each row starts.
@@ -54,7 +54,7 @@ public struct RowRun {
     @inlinable
     public mutating func endRow(objectID: ObjectID, version: Int64, toOne: ToOneValues, into rows: inout [RowSnapshot]) {
         if pending == 0 { firstRow = rows.count }
-        if width == 0 {
+        if width < 0 {
             if starts.capacity == 0 { starts.reserveCapacity(Self.length) }
             starts.append(rowStart)
             rowStart = Int32(truncatingIfNeeded: values.count)
@@ -71,7 +71,7 @@ public struct RowRun {
         precondition(firstRow + pending == rows.count, "a run's rows must be the last of the answer")
         let shared = values
         values = []
-        if width > 0 {
+        if width >= 0 {
             precondition(shared.count == pending * width && shared.count <= Int(Int32.max), "a row of a fixed-width run has another number of values")
             for position in 0..<pending {
                 rows[firstRow + position].attributes = AttributeValues(unchecked: shared, from: position * width, count: width)

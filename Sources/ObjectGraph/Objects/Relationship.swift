@@ -59,12 +59,7 @@ extension Set: RelationshipValue where Element: ManagedObject {
     /// The objects, cast to `Element`.
     @inlinable
     public static func make(from objects: [ManagedObject]) -> Set<Element>? {
-        var result = Set<Element>(minimumCapacity: objects.count)
-        for object in objects {
-            guard let typed = object as? Element else { return nil }
-            result.insert(typed)
-        }
-        return result
+        make(count: objects.count) { add in for object in objects where !add(object) { return } }
     }
     /// The objects handed over one at a time, cast to `Element`.
     @inlinable
@@ -90,12 +85,7 @@ extension OrderedSet: RelationshipValue where Element: ManagedObject {
     /// The objects in order, cast to `Element`.
     @inlinable
     public static func make(from objects: [ManagedObject]) -> OrderedSet<Element>? {
-        var result = OrderedSet<Element>(minimumCapacity: objects.count)
-        for object in objects {
-            guard let typed = object as? Element else { return nil }
-            result.append(typed)
-        }
-        return result
+        make(count: objects.count) { add in for object in objects where !add(object) { return } }
     }
     /// The objects handed over one at a time, in order, cast to `Element`.
     @inlinable
