@@ -11,7 +11,9 @@ public protocol RelationshipValue {
     static func make(single object: ManagedObject?) -> Self?
     /// Builds a to-many value from `count` objects that `objects` hands, one at a time, to the
     /// closure it is given (which answers `false` to stop early); `nil` when one does not fit.
-    static func make(count: Int, _ objects: ((ManagedObject) -> Bool) -> Void) -> Self?
+    /// Each object is handed over owned, so a collection stores the reference it was given
+    /// (borrowed, every member was retained once more to be stored and released after).
+    static func make(count: Int, _ objects: ((consuming ManagedObject) -> Bool) -> Void) -> Self?
     /// The objects the value holds, in order.
     var relationshipObjects: [ManagedObject] { get }
 }
@@ -23,10 +25,10 @@ extension RelationshipValue {
 
     /// Through ``make(from:)``, the objects gathered first; the collections answer directly.
     @inlinable
-    public static func make(count: Int, _ objects: ((ManagedObject) -> Bool) -> Void) -> Self? {
+    public static func make(count: Int, _ objects: ((consuming ManagedObject) -> Bool) -> Void) -> Self? {
         var gathered: [ManagedObject] = []
         gathered.reserveCapacity(count)
-        objects { gathered.append($0); return true }
+        objects { object in gathered.append(object); return true }
         return make(from: gathered)
     }
 }
@@ -63,11 +65,11 @@ extension Set: RelationshipValue where Element: ManagedObject {
     }
     /// The objects handed over one at a time, cast to `Element`.
     @inlinable
-    public static func make(count: Int, _ objects: ((ManagedObject) -> Bool) -> Void) -> Set<Element>? {
+    public static func make(count: Int, _ objects: ((consuming ManagedObject) -> Bool) -> Void) -> Set<Element>? {
         var result = Set<Element>(minimumCapacity: count)
         var fits = true
         objects { object in
-            guard let typed = object as? Element else { fits = false; return false }
+            guard let typed = consume object as? Element else { fits = false; return false }
             result.insert(typed)
             return true
         }
@@ -89,11 +91,11 @@ extension OrderedSet: RelationshipValue where Element: ManagedObject {
     }
     /// The objects handed over one at a time, in order, cast to `Element`.
     @inlinable
-    public static func make(count: Int, _ objects: ((ManagedObject) -> Bool) -> Void) -> OrderedSet<Element>? {
+    public static func make(count: Int, _ objects: ((consuming ManagedObject) -> Bool) -> Void) -> OrderedSet<Element>? {
         var result = OrderedSet<Element>(minimumCapacity: count)
         var fits = true
         objects { object in
-            guard let typed = object as? Element else { fits = false; return false }
+            guard let typed = consume object as? Element else { fits = false; return false }
             result.append(typed)
             return true
         }
@@ -271,7 +273,7 @@ extension ManagedObject {
     /// them into an array first was a third of reading a student's ten subjects. Does nothing
     /// outside a context.
     @usableFromInline
-    final func withRelatedObjects(_ relationship: RelationshipDescription, _ body: (Int, ((ManagedObject) -> Bool) -> Void) -> Void) {
+    final func withRelatedObjects(_ relationship: RelationshipDescription, _ body: (Int, ((consuming ManagedObject) -> Bool) -> Void) -> Void) {
         _ = withContext("reading", relationship.name) { context in
             try context.loadToManyIfNeeded(self, relationship)
             let members = toManyStates[relationship.slot].members ?? []
