@@ -39,9 +39,9 @@ enum PropertyWrapperNames {
 /// ``WrapperToken``), so that a typed access costs one lookup, not a name search (fetching
 /// 100k objects otherwise resolves every property 100k times).
 ///
-/// **Threading contract:** safe from any thread (see ``PublishedTable``); an entity has a
-/// handful of wrapped properties (one entry each per class that declares them), so the table
-/// stays tiny.
+/// **Threading contract:** safe from any thread (see ``PublishedValue``); an entity has a
+/// handful of wrapped properties (one entry each per class that declares them), so the list
+/// stays tiny and every list published stays allocated.
 final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
     /// A declaration: the class that declares the wrapper, and its token.
     struct Key: Equatable, Sendable {
@@ -49,11 +49,19 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
         let token: UInt32
     }
 
-    /// The properties found, as pointers: a reference loaded from the table was retained
-    /// around any call it was lent to that the optimizer could not see into (a fault's first
-    /// typed read), where a pointer is a plain value. ``kept`` holds them.
-    private let table = PublishedTable<Key, Unmanaged<Property>>()
-    /// Keeps every property in ``table`` alive (the entity holds them too).
+    /// A declaration and the property it resolved to, as a pointer: a reference loaded from
+    /// the list was retained around any call it was lent to that the optimizer could not see
+    /// into (a fault's first typed read), where a pointer is a plain value. ``kept`` holds it.
+    struct Entry: @unchecked Sendable {
+        let key: Key
+        let property: Unmanaged<Property>
+    }
+
+    /// The entries, keys and properties side by side in one list read through one published
+    /// value: a ``PublishedTable`` (its own object, then separate key and value arrays) put
+    /// four more dependent loads in front of every typed read (perf: a stall at each).
+    private let entries = PublishedValue<[Entry]>([])
+    /// Keeps every property in ``entries`` alive (the entity holds them too).
     private let kept = Guarded<[Property]>([])
 
     /// The cached property for `key`, or `resolve()`'s answer, cached.
@@ -66,7 +74,13 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
     /// reference to it.
     @inline(__always)
     func withProperty<Answer>(for key: Key, resolve: () -> Property, _ answer: (Property) -> Answer) -> Answer {
-        if let found = table.withValue(for: key, { $0._withUnsafeGuaranteedRef(answer) }) { return found }
+        let found = entries.read { list -> Answer? in
+            list.withUnsafeBufferPointer { list in
+                for entry in list where entry.key == key { return entry.property._withUnsafeGuaranteedRef(answer) }
+                return nil
+            }
+        }
+        if let found { return found }
         return resolveAndAnswer(key, resolve, answer)
     }
 
@@ -76,6 +90,13 @@ final class WrapperResolutionCache<Property: AnyObject & Sendable>: Sendable {
         let resolved = resolve()
         // Kept before it is published, so no reader finds a pointer to a freed property.
         kept.withLock { $0.append(resolved) }
-        return table.add(key, Unmanaged.passUnretained(resolved))._withUnsafeGuaranteedRef(answer)
+        let published = entries.update { list -> Unmanaged<Property> in
+            // (Found only when another thread entered `key` since the caller looked.)
+            if let entry = list.first(where: { $0.key == key }) { return entry.property }
+            let property = Unmanaged.passUnretained(resolved)
+            list.append(Entry(key: key, property: property))
+            return property
+        }
+        return published._withUnsafeGuaranteedRef(answer)
     }
 }
