@@ -167,28 +167,23 @@ extension LMDBStore {
     /// was a tenth of prefetching 10,000 students' subjects), and a source is recognized as
     /// this store's by its interned namespace, not by its store's name (looked up under a lock
     /// and compared as a string for every source).
-    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [[ObjectID]] {
         try read { txn in
-            var result: [ObjectID: [ObjectID]] = [:]
-            result.reserveCapacity(sources.count)
             guard !relationship.isTransient, let dbi = handles.members(of: relationship) else {
-                for source in sources { result[source] = [] }
-                return result
+                return [[ObjectID]](repeating: [], count: sources.count)
             }
             if LMDBLayout.keepsList(relationship) {
-                for source in sources {
-                    guard codec.owns(source), let pk = source.primaryKey else { result[source] = []; continue }
-                    result[source] = try memberList(dbi, of: pk, in: txn)
-                }
-                return result
-            }
-            try txn.withCursor(dbi) { cursor in
-                for source in sources {
-                    guard codec.owns(source), let pk = source.primaryKey else { result[source] = []; continue }
-                    result[source] = try members(of: pk, at: cursor)
+                return try sources.map { source in
+                    guard codec.owns(source), let pk = source.primaryKey else { return [] }
+                    return try memberList(dbi, of: pk, in: txn)
                 }
             }
-            return result
+            return try txn.withCursor(dbi) { cursor in
+                try sources.map { source in
+                    guard codec.owns(source), let pk = source.primaryKey else { return [] }
+                    return try members(of: pk, at: cursor)
+                }
+            }
         }
     }
 

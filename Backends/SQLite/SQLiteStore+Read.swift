@@ -61,11 +61,9 @@ extension SQLiteStore {
     }
 
     /// Members from the foreign key (ordered by the order column) or the join table.
-    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [[ObjectID]] {
         try withReader { connection in
-            var result: [ObjectID: [ObjectID]] = [:]
-            result.reserveCapacity(sources.count)
-            for source in sources { result[source] = [] }
+            var result = [[ObjectID]](repeating: [], count: sources.count)
             guard let sourceLayout = sources.first.flatMap({ model.entity(for: $0) }).flatMap({ schema.layouts[$0.name] }),
                   let reader = rowReaders[model.destination(of: relationship).rootName] else { return result }
             let storage = sourceLayout.toMany[relationship.slot]
@@ -73,11 +71,23 @@ extension SQLiteStore {
             // The sources by key, ascending (the first of any repeated key): rows come ordered by
             // source key, so each row's source is found by walking this list alongside them,
             // where a dictionary hashed every row's key (SipHash on 100,000 rows).
-            var keyed = sources.enumerated().compactMap { offset, id in id.primaryKey.map { (key: $0, offset: offset, id: id) } }
+            // Only this store's sources (by the interned namespace of their IDs): another
+            // store's row with the same key is not theirs.
+            var keyed = sources.enumerated().compactMap { offset, id in
+                layoutsByNamespace[id.namespace] == nil ? nil : id.primaryKey.map { (key: $0, offset: offset) }
+            }
             keyed.sort { ($0.key, $0.offset) < ($1.key, $1.offset) }
-            var bySourceKey: [(key: Int64, id: ObjectID)] = []
+            var bySourceKey: [(key: Int64, offset: Int)] = []
             bySourceKey.reserveCapacity(keyed.count)
-            for entry in keyed where bySourceKey.last?.key != entry.key { bySourceKey.append((entry.key, entry.id)) }
+            // A source named again gets the list of its first naming (copied at the end).
+            var repeats: [(offset: Int, first: Int)] = []
+            for entry in keyed {
+                if let last = bySourceKey.last, last.key == entry.key {
+                    repeats.append((entry.offset, last.offset))
+                } else {
+                    bySourceKey.append(entry)
+                }
+            }
             // One entity's table: every member's namespace is known without reading a column
             // (nor taking the reader's plan, a retain and release per row).
             let singleNamespace = reader.single?.namespace
@@ -96,11 +106,11 @@ extension SQLiteStore {
                 let statement = try connection.prepare(sql)
                 for (offset, source) in chunk.enumerated() { try statement.bind(source.key, at: Int32(offset + 1)) }
                 // Rows come grouped by source: collect each source's members, store them once.
-                var current: (key: Int64, id: ObjectID)? = nil
+                var current: (key: Int64, offset: Int)? = nil
                 var next = chunk.startIndex
                 var members: [ObjectID] = []
                 func flush() {
-                    if let current { result[current.id] = members }
+                    if let current { result[current.offset] = members }
                     // Room for as many as the last source had: appending to an empty array
                     // reallocated it at every doubling (four times for ten members).
                     let last = members.count
@@ -123,6 +133,7 @@ extension SQLiteStore {
                 }
                 flush()
             }
+            for (offset, first) in repeats { result[offset] = result[first] }
             return result
         }
     }

@@ -63,6 +63,47 @@ enum FaultingScenarios {
             try check(try store.snapshot(for: gone) == nil, "a deleted record reads as nil")
             try checkEqual(try store.snapshots(for: [gone]).count, 0, "and is left out of a batch")
         },
+        ConformanceScenario("faulting.storeListsMembersPerSourceInOrder") { env in
+            // relatedIDs(for:of:) answers one list per source, in the order the sources were
+            // given: a source named twice gets its list twice, and a temporary ID or another
+            // store's ID gets an empty list, whichever order the store reads in (SQLite reads
+            // by ascending key).
+            try seedSchool(env, students: 5)
+            let context = env.newContext()
+            let (classA, classB, playlist, tracks) = try context.performAndWait {
+                let classes = try context.fetch(FetchRequest<SchoolClass>(sortKeys: [SortKey("title")]))
+                let playlist = Playlist(context: context)
+                playlist.name = "mix"
+                var tracks: [Track] = []
+                for title in ["c", "a", "b"] {
+                    let track = Track(context: context)
+                    track.title = title
+                    tracks.append(track)
+                }
+                // Ordered members in an order that is not their keys' order.
+                for track in tracks.reversed() { playlist.$tracks.add(track) }
+                try context.save()
+                return (classes[0].objectID, classes[1].objectID, playlist.objectID, tracks.reversed().map(\.objectID))
+            }
+            let temporary = try context.performAndWait { try context.insertObject(entityName: "SchoolClass").objectID }
+            let foreign = ObjectID(entityName: "SchoolClass", storeIdentifier: "another-store", primaryKey: classA.primaryKey ?? 1)
+            guard let store = env.container.coordinator.persistentStores.first,
+                  let students = env.model.entity(named: "SchoolClass")?.relationship(named: "students"),
+                  let playlistTracks = env.model.entity(named: "Playlist")?.relationship(named: "tracks") else {
+                throw ScenarioFailure(message: "no store, SchoolClass.students or Playlist.tracks", file: #filePath, line: #line)
+            }
+            let expected = try ["A": [0, 2, 4], "B": [1, 3]].mapValues { try Set($0.map { try studentID(env, named: "s\($0)") }) }
+            let sources = [classB, temporary, classA, foreign, classB]
+            let lists = try store.relatedIDs(for: students, of: sources)
+            try checkEqual(lists.count, sources.count, "one list per source")
+            try checkEqual(Set(lists[0]), expected["B"], "class B's students, first")
+            try checkEqual(lists[1], [], "a temporary source has none")
+            try checkEqual(Set(lists[2]), expected["A"], "class A's students, after B's")
+            try checkEqual(lists[3], [], "another store's source has none")
+            try checkEqual(Set(lists[4]), expected["B"], "class B named again: its list again")
+            try checkEqual(lists[0].count + lists[2].count + lists[4].count, 7, "no member listed twice")
+            try checkEqual(try store.relatedIDs(for: playlistTracks, of: [playlist]).first, tracks, "ordered members in their order")
+        },
         ConformanceScenario("faulting.fetchReturnsFaultsUntilTouched") { env in
             try seedSchool(env, students: 3)
             try env.reopen()

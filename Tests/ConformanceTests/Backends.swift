@@ -37,7 +37,7 @@ final class NoPushdownStore: PersistentStore, @unchecked Sendable {
     func metadata() throws -> StoreMetadata { try inner.metadata() }
     func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64 { try inner.allocatePrimaryKeys(rootEntity: rootEntity, count: count) }
     func snapshots(for ids: [ObjectID]) throws -> [RowSnapshot] { try inner.snapshots(for: ids) }
-    func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+    func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [[ObjectID]] {
         try inner.relatedIDs(for: relationship, of: sources)
     }
     func save(_ changes: StoreChangeSet) throws { try inner.save(changes) }

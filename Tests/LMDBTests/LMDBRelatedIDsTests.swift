@@ -55,15 +55,15 @@ struct LMDBRelatedIDsTests {
         let sources = shelves + [temporary, foreign, books[0]]
         let members = try store.relatedIDs(for: booksRelationship, of: sources)
         let ordered = try store.relatedIDs(for: queue, of: sources)
+        #expect(members.count == sources.count && ordered.count == sources.count)
         for (index, id) in shelves.enumerated() {
             let expected = index == 0 ? [] : books.enumerated().filter { $0.offset % index == 0 }.map(\.element)
-            #expect(Set(members[id] ?? [ObjectID]()) == Set(expected) && members[id]?.count == expected.count, "shelf\(index)'s books")
-            #expect(ordered[id] == Array(expected.reversed()), "shelf\(index)'s queue, in order")
+            #expect(Set(members[index]) == Set(expected) && members[index].count == expected.count, "shelf\(index)'s books")
+            #expect(ordered[index] == Array(expected.reversed()), "shelf\(index)'s queue, in order (\(id))")
         }
-        for id in [temporary, foreign, books[0]] {
-            #expect(members[id] == [], "\(id) has no members here")
-            #expect(ordered[id] == [], "\(id) has no queue here")
+        for (index, id) in [temporary, foreign, books[0]].enumerated() {
+            #expect(members[shelves.count + index] == [], "\(id) has no members here")
+            #expect(ordered[shelves.count + index] == [], "\(id) has no queue here")
         }
-        #expect(members.count == sources.count && ordered.count == sources.count)
     }
 }

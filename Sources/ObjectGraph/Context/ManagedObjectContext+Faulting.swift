@@ -77,7 +77,7 @@ extension ManagedObjectContext {
         statisticsStorage.storeRoundTrips += 1
         statisticsStorage.relationshipFaultsFired += 1
         let related = try coordinator.relatedIDs(for: relationship, of: [object.objectID])
-        object.toManyStates[relationship.slot].load(stored: related[object.objectID] ?? [])
+        object.toManyStates[relationship.slot].load(stored: related.first ?? [])
     }
 
     /// Loads one to-many relationship for many objects in one round trip.
@@ -87,7 +87,7 @@ extension ManagedObjectContext {
         statisticsStorage.storeRoundTrips += 1
         statisticsStorage.relationshipFaultsFired += pending.count
         let related = try coordinator.relatedIDs(for: relationship, of: pending.map(\.objectID))
-        for object in pending { object.toManyStates[relationship.slot].load(stored: related[object.objectID] ?? []) }
+        for (object, members) in zip(pending, related) { object.toManyStates[relationship.slot].load(stored: members) }
     }
 
     /// Turns `object` back into a fault, or with `mergeChanges`, reloads what the store holds

@@ -62,20 +62,17 @@ final class ParentContextStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+    func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [[ObjectID]] {
         try parent.performAndWait {
             try parent.prepareForChild()
-            var result: [ObjectID: [ObjectID]] = [:]
-            for id in sources {
+            return try sources.map { id -> [ObjectID] in
                 let object = parent.registeredOrFault(id)
-                guard !object.isDeletedStorage else { result[id] = []; continue }
+                guard !object.isDeletedStorage else { return [] }
                 do { try parent.loadToManyIfNeeded(object, relationship) } catch let error as ObjectGraphError where error.code == .objectNotFound {
-                    result[id] = []
-                    continue
+                    return []
                 }
-                result[id] = Array(object.toManyStates[relationship.slot].members ?? [])
+                return Array(object.toManyStates[relationship.slot].members ?? [])
             }
-            return result
         }
     }
 

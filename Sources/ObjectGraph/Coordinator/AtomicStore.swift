@@ -104,15 +104,13 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Members that still exist, in stored order.
-    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+    public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [[ObjectID]] {
         let contents = try currentContents()
         let source = AtomicRowSource(contents: contents, model: model, storeIdentifier: identifier, namespaces: namespaces)
-        var result: [ObjectID: [ObjectID]] = [:]
-        for id in sources {
-            guard let row = source.row(for: id) else { result[id] = []; continue }
-            result[id] = row.row.toMany[relationship.slot].filter { source.row(for: $0) != nil }
+        return sources.map { id in
+            guard let row = source.row(for: id) else { return [] }
+            return row.row.toMany[relationship.slot].filter { source.row(for: $0) != nil }
         }
-        return result
     }
 
     /// Checks versions, applies the change set to a copy, persists it, then makes it current.

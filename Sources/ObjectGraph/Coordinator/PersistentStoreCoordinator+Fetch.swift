@@ -120,7 +120,7 @@ struct SnapshotRowSource: PredicateRowSource {
     }
 
     func toMany(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> [RowSnapshot] {
-        let ids = try coordinator.relatedIDs(for: relationship, of: [row.objectID])[row.objectID] ?? []
+        let ids = try coordinator.relatedIDs(for: relationship, of: [row.objectID]).first ?? []
         var rows: [RowSnapshot] = []
         var missing: [ObjectID] = []
         for id in ids {

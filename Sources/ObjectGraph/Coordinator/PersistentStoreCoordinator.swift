@@ -232,24 +232,36 @@ public final class PersistentStoreCoordinator: Sendable {
         return result
     }
 
-    /// Members of a to-many relationship for each source.
-    func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [ObjectID: [ObjectID]] {
+    /// Members of a to-many relationship for each source, in the order of `sources` (see
+    /// ``PersistentStore/relatedIDs(for:of:)``); a temporary source has none.
+    func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [[ObjectID]] {
         let single = entries.read { $0.count == 1 ? $0[0] : nil }
         if let entry = single, sources.allSatisfy({ $0.storeToken == entry.storeToken }) {
             // One store: its answer is the answer.
-            return try entry.gate.read { try entry.store.relatedIDs(for: relationship, of: sources) }
+            let related = try entry.gate.read { try entry.store.relatedIDs(for: relationship, of: sources) }
+            try Self.checkAligned(related, sources, entry)
+            return related
         }
-        var byStore: [UInt32: (Entry, [ObjectID])] = [:]
-        for id in sources where !id.isTemporary {
+        var byStore: [UInt32: (entry: Entry, ids: [ObjectID], positions: [Int])] = [:]
+        for (position, id) in sources.enumerated() where !id.isTemporary {
             let entry = try entry(for: id)
-            byStore[entry.storeToken, default: (entry, [])].1.append(id)
+            byStore[entry.storeToken, default: (entry, [], [])].ids.append(id)
+            byStore[entry.storeToken]!.positions.append(position)
         }
-        var result: [ObjectID: [ObjectID]] = [:]
-        for (entry, storeIDs) in byStore.values {
+        var result = [[ObjectID]](repeating: [], count: sources.count)
+        for (entry, storeIDs, positions) in byStore.values {
             let related = try entry.gate.read { try entry.store.relatedIDs(for: relationship, of: storeIDs) }
-            result.merge(related) { a, _ in a }
+            try Self.checkAligned(related, storeIDs, entry)
+            for (members, position) in zip(related, positions) { result[position] = members }
         }
         return result
+    }
+
+    /// A store's answer must hold one list per source it was asked about.
+    private static func checkAligned(_ related: [[ObjectID]], _ sources: [ObjectID], _ entry: Entry) throws {
+        guard related.count == sources.count else {
+            throw StoreError(.backend, "store \(entry.store.identifier) answered \(related.count) member lists for \(sources.count) sources")
+        }
     }
 
     /// Permanent IDs for temporary ones, in the same order: one key allocation per store and
