@@ -107,6 +107,59 @@ struct RegistryLookupTests {
         #expect(registry.isEmpty && registry.unindexedCount == 0)
     }
 
+    @Test("a lookup in another namespace leaves unindexed objects unindexed, and uniquing holds for both namespaces")
+    func otherNamespacesLeaveUnindexedObjects() throws {
+        var objects = try RegistryTests.looseObjects(200)
+        var registry = ObjectRegistry()
+        registry.reserveUnindexed(objects.count)
+        for object in objects { registry.appendUnindexed(object) }
+        // The same entity and key in another store: another namespace, never one of them.
+        func foreign(_ key: Int64) -> ManagedObject {
+            let object = ManagedObject(entity: objects[0].entity, insertInto: nil)
+            object.objectID = ObjectID(entityName: "Note", storeIdentifier: "T", primaryKey: key)
+            return object
+        }
+        let stranger = foreign(5)
+        #expect(stranger.objectID.namespace != objects[4].objectID.namespace && stranger.objectID.primaryKey == objects[4].objectID.primaryKey)
+        #expect(registry.live(stranger.objectID) == nil, "not one of the unindexed objects")
+        guard case .reserved(let position) = registry.lookUpOrReserve(stranger.objectID) else {
+            Issue.record("another namespace's ID found an unindexed object")
+            return
+        }
+        registry.fill(position, with: stranger)
+        let other = foreign(7)
+        registry.insert(other)
+        #expect(registry.unindexedCount == 200, "lookups in another namespace enter nothing")
+        #expect(registry.count == 202)
+        // A sweep that drops nothing leaves them unindexed too.
+        registry.sweep()
+        #expect(registry.unindexedCount == 200 && registry.count == 202)
+        // Each namespace still finds exactly its own object.
+        #expect(registry.live(stranger.objectID) === stranger && registry.live(other.objectID) === other)
+        #expect(registry.unindexedCount == 200)
+        if case .live(let found) = registry.lookUpOrReserve(objects[4].objectID) {
+            #expect(found === objects[4], "the unindexed object under its own ID")
+        } else {
+            Issue.record("an unindexed object was not found after lookups in another namespace")
+        }
+        #expect(registry.unindexedCount == 0 && registry.count == 202)
+        #expect(objects.allSatisfy { registry.live($0.objectID) === $0 })
+        #expect(registry.live(stranger.objectID) === stranger)
+
+        // A sweep that drops an unindexed object enters the rest and keeps them findable.
+        var (fresh, batch) = (ObjectRegistry(), try RegistryTests.looseObjects(50))
+        for object in batch { fresh.appendUnindexed(object) }
+        fresh.insert(foreign(1))
+        let kept = Array(batch.dropFirst())
+        batch = []
+        fresh.sweep()
+        _ = fresh.takeDropped()
+        #expect(fresh.unindexedCount == 0)
+        #expect(fresh.count == 49, "the released unindexed object and the released foreign one are gone")
+        #expect(kept.allSatisfy { fresh.live($0.objectID) === $0 })
+        objects = []
+    }
+
     @Test("a fetch into an empty context registers without entering IDs; the same objects come back from every later lookup and fetch")
     func fetchIntoAnEmptyContextUniques() throws {
         let (container, ids) = try RegistryTests.notes(300)

@@ -31,6 +31,10 @@ struct ObjectRegistry {
     /// the ID map. A context that fetches, reads and is dropped (a server's request) then
     /// never hashes an ID: entering each was a twelfth of fetching 100,000 objects on LMDB.
     private var unindexed: [Int] = []
+    /// The namespaces (entity and store) of the unindexed objects' IDs, usually one: a lookup
+    /// of an ID in another namespace cannot find one of them, and leaves them unindexed (the
+    /// first subject reached from 10,000 fetched students entered all the students' IDs).
+    private var unindexedNamespaces: [ObjectID.Namespace] = []
     /// Positions in `objects` that hold `nil`, reused before the array grows.
     private var vacant: [Int] = []
     /// Objects dropped and not yet released (see the type's summary).
@@ -79,7 +83,7 @@ struct ObjectRegistry {
     /// The object registered for `id`, unless the app released it: then its entry is dropped
     /// (the object moves to ``dropped``) and the answer is `nil`.
     mutating func live(_ id: ObjectID) -> ManagedObject? {
-        enterUnindexed()
+        enterUnindexed(for: id)
         guard let index = positions.index(forKey: id) else {
             guard !pending.isEmpty && id.isTemporary else { return nil }
             enterPending()
@@ -143,7 +147,7 @@ struct ObjectRegistry {
     /// pending ones too for a temporary ID, and the last registered object dropped if the app
     /// let it go (see ``dropLastIfReleased()``).
     private mutating func prepareEntry(for id: ObjectID) {
-        enterUnindexed()
+        enterUnindexed(for: id)
         if !pending.isEmpty && id.isTemporary { enterPending() }
         dropLastIfReleased()
     }
@@ -198,8 +202,14 @@ struct ObjectRegistry {
     /// (see ``unindexed``). The caller guarantees that no two such objects share an ID: a
     /// store's answer lists each object once.
     mutating func appendUnindexed(_ object: ManagedObject) {
+        noteUnindexedNamespace(object.objectID.namespace)
         unindexed.append(objects.count)
         objects.append(object)
+    }
+
+    @inline(__always)
+    private mutating func noteUnindexedNamespace(_ namespace: ObjectID.Namespace) {
+        if unindexedNamespaces.last != namespace && !unindexedNamespaces.contains(namespace) { unindexedNamespaces.append(namespace) }
     }
 
     /// Enters the IDs of the objects registered by ``appendUnindexed(_:)``, if any.
@@ -208,9 +218,16 @@ struct ObjectRegistry {
         if !unindexed.isEmpty { enterAllUnindexed() }
     }
 
+    /// Enters the unindexed objects' IDs when one of them could be `id` (same namespace).
+    @inline(__always)
+    private mutating func enterUnindexed(for id: ObjectID) {
+        if !unindexed.isEmpty && unindexedNamespaces.contains(id.namespace) { enterAllUnindexed() }
+    }
+
     private mutating func enterAllUnindexed() {
         let entering = unindexed
         unindexed = []
+        unindexedNamespaces.removeAll(keepingCapacity: true)
         positions.reserveCapacity(positions.count + entering.count)
         for position in entering {
             guard let object = objects[position] else { continue }
@@ -257,6 +274,7 @@ struct ObjectRegistry {
             // ones, entered when something first needs the ID map. A context that inserts,
             // saves and is let go never hashes them; building the map here was a twentieth of
             // the save. (New permanent IDs are unique, and nothing else is keyed to clash.)
+            for object in objects { noteUnindexedNamespace(object.objectID.namespace) }
             unindexed.append(contentsOf: pending)
             pending = []
             return
@@ -352,12 +370,13 @@ struct ObjectRegistry {
     /// thousands of entries one by one shifted the table at every deletion (a tenth of fetching
     /// each of 1,000 chats' messages, measured).
     mutating func sweep() {
-        enterUnindexed()
         var released: [Int] = []
         for position in objects.indices where objects[position] != nil && isReleased(at: position) {
             released.append(position)
         }
         guard !released.isEmpty else { return }
+        // (Only now: a sweep that drops nothing leaves unindexed objects so.)
+        enterUnindexed()
         if released.count * 2 >= positions.count {
             for position in released { vacate(position) }
             // Every entry leads to a registered object, and only the released were vacated.
@@ -387,6 +406,7 @@ struct ObjectRegistry {
             positions = [:]
             pending = []
             unindexed = []
+            unindexedNamespaces = []
             vacant = []
             dropped = []
             generation &+= 1
