@@ -220,18 +220,28 @@ extension ManagedObjectContext {
             // objects are looked up: 10,000 students naming 100 subjects looked up a registered
             // object and SipHashed its identity 100,000 times.
             var seen = Set<ObjectID>()
+            // In front of the set, a direct-mapped memo of the last ID seen per slot:
+            // destinations repeat (10,000 students share 100 subjects), and a repeat is then
+            // one compare instead of a hash probe (a twentieth of prefetching them, perf).
+            var recent = [ObjectID?](repeating: nil, count: 256)
+            func isNew(_ id: ObjectID) -> Bool {
+                let slot = Int(truncatingIfNeeded: id.value) & 255
+                if recent[slot] == id { return false }
+                recent[slot] = id
+                return seen.insert(id).inserted
+            }
             var nextObjects: [ManagedObject] = []
             if relationship.isToMany {
                 try loadToMany(relationship, for: current)
                 for object in current {
-                    for id in object.toManyStates[relationship.slot].members ?? [] where seen.insert(id).inserted {
+                    for id in object.toManyStates[relationship.slot].members ?? [] where isNew(id) {
                         nextObjects.append(reachedObject(id))
                     }
                 }
             } else {
                 try fulfillFaults(current)
                 for object in current where !object.isFaultStorage {
-                    guard let id = object.toOneValues[relationship.slot], seen.insert(id).inserted else { continue }
+                    guard let id = object.toOneValues[relationship.slot], isNew(id) else { continue }
                     nextObjects.append(reachedObject(id))
                 }
             }
