@@ -1,5 +1,5 @@
 import Foundation
-import ObjectGraph
+@testable import ObjectGraph
 import ObjectGraphInMemory
 import Synchronization
 import Testing
@@ -133,6 +133,53 @@ struct ContainerTests {
             let author = try #require(try books.first?.value(forKey: "author") as? ManagedObject)
             #expect(try string(author, "name") == "Ursula")
             #expect(author.objectID == ids["Author"])
+        }
+    }
+
+    @Test func toManyMembersOfManySourcesComeBackInPlaceWithTwoStoresAttached() throws {
+        // With two stores the coordinator groups the sources by store and puts each store's
+        // member lists back at their sources' positions.
+        let model = try Self.twoConfigurationModel()
+        let container = try PersistentContainer(
+            model: model, stores: [.inMemory(configuration: "Library"), .inMemory(configuration: "Scratch")])
+        let writer = container.newBackgroundContext()
+        let expected: [String: Set<String>] = ["A": [], "B": ["b1"], "C": ["c1", "c2"], "D": ["d1", "d2", "d3"]]
+        try writer.performAndWait {
+            for (name, titles) in expected {
+                let author = try writer.insertObject(entityName: "Author")
+                try author.setValue(name, forKey: "name")
+                for title in titles {
+                    let book = try writer.insertObject(entityName: "Book")
+                    try book.setValue(title, forKey: "title")
+                    try book.setValue(author, forKey: "author")
+                }
+            }
+            let note = try writer.insertObject(entityName: "Note")
+            try note.setValue("not a library's", forKey: "text")
+            try writer.save()
+        }
+        let reader = container.newBackgroundContext()
+        try reader.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Author", sortKeys: [SortKey("name", ascending: false)])
+            request.relationshipKeyPathsForPrefetching = ["books"]
+            let authors = try reader.fetch(request)
+            #expect(try authors.map { try string($0, "name") } == ["D", "C", "B", "A"])
+            let roundTrips = reader.statistics.storeRoundTrips
+            for author in authors {
+                let books = try #require(try author.value(forKey: "books") as? Set<ManagedObject>)
+                let name = try #require(try string(author, "name"))
+                #expect(Set(try books.compactMap { try string($0, "title") }) == expected[name], "\(author.objectID)'s books")
+            }
+            #expect(reader.statistics.storeRoundTrips == roundTrips, "the prefetch loaded every author's books")
+
+            // Sources in another order, with unsaved ones (no store, no members) between them.
+            let books = try #require(authors[0].entity.relationship(named: "books"))
+            let unsaved = try (0..<2).map { _ in try reader.insertObject(entityName: "Author").objectID }
+            let sources = [unsaved[0], authors[1].objectID, authors[3].objectID, unsaved[1], authors[0].objectID, authors[2].objectID]
+            let lists = try container.coordinator.relatedIDs(for: books, of: sources)
+            #expect(lists.count == sources.count)
+            let titles = try lists.map { ids in Set(try ids.compactMap { try string(reader.existingObject(with: $0), "title") }) }
+            #expect(titles == [[], expected["C"], expected["A"], [], expected["D"], expected["B"]])
         }
     }
 

@@ -242,17 +242,17 @@ public final class PersistentStoreCoordinator: Sendable {
             try Self.checkAligned(related, sources, entry)
             return related
         }
-        var byStore: [UInt32: (entry: Entry, ids: [ObjectID], positions: [Int])] = [:]
+        var byStore: [UInt32: (entry: Entry, sources: [(id: ObjectID, position: Int)])] = [:]
         for (position, id) in sources.enumerated() where !id.isTemporary {
             let entry = try entry(for: id)
-            byStore[entry.storeToken, default: (entry, [], [])].ids.append(id)
-            byStore[entry.storeToken]!.positions.append(position)
+            byStore[entry.storeToken, default: (entry, [])].sources.append((id, position))
         }
         var result = [[ObjectID]](repeating: [], count: sources.count)
-        for (entry, storeIDs, positions) in byStore.values {
+        for (entry, storeSources) in byStore.values {
+            let storeIDs = storeSources.map(\.id)
             let related = try entry.gate.read { try entry.store.relatedIDs(for: relationship, of: storeIDs) }
             try Self.checkAligned(related, storeIDs, entry)
-            for (members, position) in zip(related, positions) { result[position] = members }
+            for (members, source) in zip(related, storeSources) { result[source.position] = members }
         }
         return result
     }
