@@ -120,7 +120,7 @@ extension ManagedObjectContext {
                 object.changedAttributeSlots = []
                 object.changedToOneSlots = []
                 object.install(stored)
-                object.toManyStates = Array(repeating: .fault, count: object.entity.toManyRelationships.count)
+                object.toManyStates = object.entity.faultToManyStates
             } else if let stored {
                 try merge(object, with: stored)
             } else {

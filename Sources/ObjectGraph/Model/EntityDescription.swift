@@ -62,6 +62,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// them (almost always none).
     let transientAttributeSlots: [Int]
     let transientToOneSlots: [Int]
+    /// One fault state per to-many relationship: the list every new object and fault starts
+    /// with, shared until its first change copies it (see `ManagedObject.init`).
+    let faultToManyStates: [ToManyState]
     /// What `@Attribute` / `@Relationship` wrappers resolve to, per declaration.
     let attributeWrappers = WrapperResolutionCache<AttributeDescription>()
     let relationshipWrappers = WrapperResolutionCache<RelationshipDescription>()
@@ -83,6 +86,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.relationships = relationships
         self.toOneRelationships = relationships.filter { !$0.isToMany }
         self.toManyRelationships = relationships.filter { $0.isToMany }
+        self.faultToManyStates = Array(repeating: .fault, count: toManyRelationships.count)
         self.deletePlan = DeletePlan(relationships)
         self.validationPlan = ValidationPlan(attributes: attributes, relationships: relationships)
         self.transientAttributeSlots = attributes.filter(\.isTransient).map(\.slot)
