@@ -45,14 +45,22 @@ extension ManagedObjectContext {
                 // row array afterwards walked all of it again to release them.
                 // (Swapped through the subscript, not in a closure over the buffer: appending
                 // to the generic result array inside a closure looked up its metadata per row.)
+                // Rows the coordinator's cache keeps too are copied instead: moving one out of
+                // the shared array would first copy all of it (2% of fetching each chat's
+                // messages, perf).
+                let shared = answer.rowsAreShared
                 for position in rows.indices {
                     let id = rows[position].objectID
                     let object = unregistered ? unindexedFault(id) : registeredOrFault(id)
                     if object.isFaultStorage {
-                        var snapshot = RowSnapshot(objectID: id, version: 0, attributes: AttributeValues(), toOne: ToOneValues())
-                        swap(&snapshot, &rows[position])
                         statisticsStorage.faultsFired += 1
-                        object.install(consume snapshot)
+                        if shared {
+                            object.install(rows[position])
+                        } else {
+                            var snapshot = RowSnapshot(objectID: id, version: 0, attributes: AttributeValues(), toOne: ToOneValues())
+                            swap(&snapshot, &rows[position])
+                            object.install(consume snapshot)
+                        }
                         object.awakeFromFetch()
                     }
                     guard object is T else { throw Self.wrongClass(object, T.self, entity) }

@@ -10,10 +10,15 @@ extension PersistentStoreCoordinator {
         /// The IDs, when the answer has no rows (otherwise the rows' IDs: see ``ids``).
         private var storedIDs: [ObjectID]
         var rows: [RowSnapshot]
+        /// Whether the row cache keeps `rows` too: then a caller taking rows out of the array
+        /// copies them instead (moving one out would copy the whole array first, a 10,000-row
+        /// answer's retains and all).
+        var rowsAreShared = false
 
-        init(ids: [ObjectID], rows: [RowSnapshot]) {
+        init(ids: [ObjectID], rows: [RowSnapshot], rowsAreShared: Bool = false) {
             storedIDs = ids
             self.rows = rows
+            self.rowsAreShared = rowsAreShared
         }
 
         /// The matching IDs in order. With rows, they are taken from the rows only when
@@ -33,12 +38,13 @@ extension PersistentStoreCoordinator {
             let entry = entries[0]
             let mark = rowCache.readMark
             let result = try entry.gate.read { try entry.store.fetch(request) }
+            var cached = false
             if !installsRows || rowCache.keepsBatch(of: result.snapshots.count) || !result.applied.isSuperset(of: .all) {
-                rowCache.store(result.snapshots, readSince: mark)
+                cached = rowCache.store(result.snapshots, readSince: mark)
             }
             if result.applied.isSuperset(of: .all) {
                 if request.resultType == .snapshots || result.objectIDs.isEmpty && !result.snapshots.isEmpty {
-                    return FetchAnswer(ids: [], rows: result.snapshots)
+                    return FetchAnswer(ids: [], rows: result.snapshots, rowsAreShared: cached)
                 }
                 return FetchAnswer(ids: result.objectIDs, rows: [])
             }

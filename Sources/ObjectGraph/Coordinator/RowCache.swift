@@ -72,12 +72,13 @@ public final class RowCache: Sendable {
     /// Stores rows, replacing older versions.
     public func store(_ snapshots: some Collection<RowSnapshot>) {
         guard !snapshots.isEmpty, !isBypassed else { return }
-        rows.withLock { rows in add(snapshots, to: &rows) }
+        rows.withLock { rows in _ = add(snapshots, to: &rows) }
     }
 
     /// Keeps a large batch for later indexing (while the rows kept stay within the capacity),
-    /// or indexes it now.
-    private func add(_ snapshots: some Collection<RowSnapshot>, to rows: inout Storage) {
+    /// or indexes it now; `true` when the batch was kept as it is (sharing an array's storage).
+    @discardableResult
+    private func add(_ snapshots: some Collection<RowSnapshot>, to rows: inout Storage) -> Bool {
         if snapshots.count > Self.smallBatch && rows.table.count + rows.pendingCount + snapshots.count <= capacity {
             var last: UInt32?
             for snapshot in snapshots where snapshot.objectID.entityToken != last {
@@ -86,10 +87,11 @@ public final class RowCache: Sendable {
             }
             rows.pending.append(Array(snapshots))
             rows.pendingCount += snapshots.count
-            return
+            return true
         }
         Self.indexPending(&rows, capacity: capacity)
         Self.insert(snapshots, into: &rows.table, capacity: capacity)
+        return false
     }
 
     /// Indexes the pending batches, oldest first.
@@ -131,13 +133,15 @@ public final class RowCache: Sendable {
     public var readMark: UInt64 { removals.load(ordering: .acquiring) }
 
     /// Stores rows read after `mark` was taken, unless a row was removed since (then the rows
-    /// might include one that is gone; they are simply not cached).
-    public func store(_ snapshots: some Collection<RowSnapshot>, readSince mark: UInt64) {
-        guard !snapshots.isEmpty, !isBypassed else { return }
-        rows.withLock { rows in
+    /// might include one that is gone; they are simply not cached). `true` when the cache keeps
+    /// the collection's storage itself (an array's, shared until either side changes it).
+    @discardableResult
+    public func store(_ snapshots: some Collection<RowSnapshot>, readSince mark: UInt64) -> Bool {
+        guard !snapshots.isEmpty, !isBypassed else { return false }
+        return rows.withLock { rows in
             // Removals count up under the same lock, so this check and the insert are atomic.
-            guard removals.load(ordering: .relaxed) == mark else { return }
-            add(snapshots, to: &rows)
+            guard removals.load(ordering: .relaxed) == mark else { return false }
+            return add(snapshots, to: &rows)
         }
     }
 
