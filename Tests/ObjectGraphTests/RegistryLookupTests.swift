@@ -160,6 +160,37 @@ struct RegistryLookupTests {
         objects = []
     }
 
+    @Test("a sweep that finds every object released empties the registry, keeping nothing findable, and it fills again")
+    func sweepOfEverythingStartsOver() throws {
+        var registry = ObjectRegistry()
+        var batch = try RegistryTests.looseObjects(300)
+        let ids = batch.map(\.objectID)
+        for object in batch[..<100] { registry.insert(object) }
+        for object in batch[100...] { registry.appendUnindexed(object) }
+        let generation = registry.generation
+        weak let first = batch[0]
+        batch = []
+        registry.sweep()
+        #expect(registry.isEmpty && registry.count == 0 && registry.unindexedCount == 0)
+        #expect(registry.dropped.count == 300)
+        _ = registry.takeDropped()
+        #expect(first == nil, "the released objects are gone")
+        #expect(registry.generation != generation, "cached reaches are invalidated")
+        #expect(ids.allSatisfy { registry.live($0) == nil })
+        // Registered again (unindexed, as a fetch into an empty registry does) and found.
+        var again = try RegistryTests.looseObjects(50)
+        registry.reserveUnindexed(again.count)
+        for object in again { registry.appendUnindexed(object) }
+        #expect(registry.count == 50)
+        #expect(again.allSatisfy { registry.live($0.objectID) === $0 })
+        // A sweep with one object still held keeps that one.
+        let kept = again.removeLast()
+        again = []
+        registry.sweep()
+        _ = registry.takeDropped()
+        #expect(registry.count == 1 && registry.live(kept.objectID) === kept)
+    }
+
     @Test("a fetch into an empty context registers without entering IDs; the same objects come back from every later lookup and fetch")
     func fetchIntoAnEmptyContextUniques() throws {
         let (container, ids) = try RegistryTests.notes(300)

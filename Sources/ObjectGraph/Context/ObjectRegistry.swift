@@ -371,10 +371,20 @@ struct ObjectRegistry {
     /// each of 1,000 chats' messages, measured).
     mutating func sweep() {
         var released: [Int] = []
-        for position in objects.indices where objects[position] != nil && isReleased(at: position) {
-            released.append(position)
+        var registered = 0
+        for position in objects.indices where objects[position] != nil {
+            registered += 1
+            if isReleased(at: position) { released.append(position) }
         }
         guard !released.isEmpty else { return }
+        if released.count == registered && pending.isEmpty {
+            // Everything goes (a loop that fetches a page and lets it go): the storage starts
+            // over, keeping its capacity, without entering the unindexed objects' IDs only to
+            // remove them again and rebuilding the map (a twentieth of fetching each chat's
+            // messages, perf). (Inserted objects are never released: none can be pending.)
+            dropEverything()
+            return
+        }
         // (Only now: a sweep that drops nothing leaves unindexed objects so.)
         enterUnindexed()
         if released.count * 2 >= positions.count {
@@ -395,6 +405,21 @@ struct ObjectRegistry {
             }
         }
         if vacant.count > 64 && vacant.count * 2 >= objects.count { compact() }
+    }
+
+    /// Drops every object (each one released by the app, see ``sweep()``), keeping the
+    /// storage's capacity for the next registrations.
+    private mutating func dropEverything() {
+        for position in objects.indices {
+            if let object = objects[position].take() { dropped.append(consume object) }
+        }
+        objects.removeAll(keepingCapacity: true)
+        positions.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
+        unindexed.removeAll(keepingCapacity: true)
+        unindexedNamespaces.removeAll(keepingCapacity: true)
+        vacant.removeAll(keepingCapacity: true)
+        generation &+= 1
     }
 
     /// Empties the registry and returns its objects (in registration order) and the dropped
