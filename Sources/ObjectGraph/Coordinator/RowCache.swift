@@ -77,7 +77,6 @@ public final class RowCache: Sendable {
 
     /// Keeps a large batch for later indexing (while the rows kept stay within the capacity),
     /// or indexes it now; `true` when the batch was kept as it is (sharing an array's storage).
-    @discardableResult
     private func add(_ snapshots: some Collection<RowSnapshot>, to rows: inout Storage) -> Bool {
         if snapshots.count > Self.smallBatch && rows.table.count + rows.pendingCount + snapshots.count <= capacity {
             var last: UInt32?
