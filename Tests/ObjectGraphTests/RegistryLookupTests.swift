@@ -191,6 +191,38 @@ struct RegistryLookupTests {
         #expect(registry.count == 1 && registry.live(kept.objectID) === kept)
     }
 
+    @Test("a save that deletes every registered object empties the registry; one object kept registered keeps its entry")
+    func saveOfOnlyDeletionsEmptiesTheRegistry() throws {
+        let (container, ids) = try RegistryTests.notes(40)
+        for keepOne in [false, true] {
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                let notes = ids[(keepOne ? 0 : 20)..<(keepOne ? 20 : 40)].map { context.object(with: $0) }
+                // An object let go and swept leaves a vacant slot among the deleted ones.
+                _ = context.object(with: ids[keepOne ? 39 : 0])
+                context.sweepReleasedObjects()
+                #expect(context.registry.slotCount == 21 && context.registry.count == 20)
+                let deleted = keepOne ? Array(notes.dropLast()) : notes
+                for note in deleted { context.delete(note) }
+                let generation = context.registry.generation
+                try context.save()
+                #expect(context.registry.generation != generation, "cached reaches are invalidated")
+                #expect(deleted.allSatisfy { $0.managedObjectContext == nil }, "deleted objects leave the context")
+                #expect(deleted.allSatisfy { context.registeredObject(for: $0.objectID) == nil })
+                if keepOne, let kept = notes.last {
+                    #expect(context.registry.count == 1)
+                    #expect(context.object(with: kept.objectID) === kept, "the kept object is still the registered one")
+                    #expect(try kept.value(forKey: "n") as? Int64 == 19)
+                } else {
+                    #expect(context.registry.isEmpty)
+                    #expect(context.registry.slotCount == 0, "the storage starts over, vacant slot and all")
+                }
+                // The deleted rows are gone from the store; a lookup makes a new fault.
+                #expect(throws: ObjectGraphError.self) { try context.existingObject(with: deleted[0].objectID) }
+            }
+        }
+    }
+
     @Test("a fetch into an empty context registers without entering IDs; the same objects come back from every later lookup and fetch")
     func fetchIntoAnEmptyContextUniques() throws {
         let (container, ids) = try RegistryTests.notes(300)

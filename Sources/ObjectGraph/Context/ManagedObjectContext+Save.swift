@@ -260,7 +260,7 @@ extension ManagedObjectContext {
             object.contextStorage = nil
             object.isInaccessibleStorage = true
         }
-        registry.remove(deletedIDs)
+        if !registry.removeAllIfOnlyDeleted(count: deletedIDs.count) { registry.remove(deletedIDs) }
         if !retained.isEmpty { for id in deletedIDs { retained.removeValue(forKey: id) } }
         releaseDroppedObjects()
         for object in discardedInserts.values {

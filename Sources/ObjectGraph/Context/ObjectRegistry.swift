@@ -50,6 +50,10 @@ struct ObjectRegistry {
     /// The number of entries, released objects not yet swept included.
     var count: Int { positions.count + pending.count + unindexed.count }
 
+    /// Positions in the storage, vacant ones included (the storage starts over when everything
+    /// is dropped at once).
+    var slotCount: Int { objects.count }
+
     /// How many objects are registered without their IDs entered yet (see ``unindexed``).
     var unindexedCount: Int { unindexed.count }
 
@@ -341,6 +345,21 @@ struct ObjectRegistry {
         keepEntriesOfRegisteredObjects()
     }
 
+    /// Drops every entry when the registered objects are exactly the `count` objects a save
+    /// just deleted (a context that only deleted, as a cascade does), and says whether it did.
+    /// Every deleted object is registered (the context's list of them holds it, so its entry is
+    /// never dropped as released), each under its own entry; so when `count` entries all hold
+    /// deleted objects, they are those. Checking a flag per object in registration order
+    /// replaces hashing every deleted ID to find its entry (a tenth of committing a cascade
+    /// of 10,000 messages, perf).
+    mutating func removeAllIfOnlyDeleted(count deleted: Int) -> Bool {
+        guard deleted > 0, count == deleted, vacant.count + deleted == objects.count else { return false }
+        // (A vacant slot holds nil and is skipped.)
+        for position in objects.indices where objects[position]?.isDeletedStorage == false { return false }
+        dropEverything()
+        return true
+    }
+
     /// Rebuilds the ID map from the entries whose positions still hold an object, keeping the
     /// table's size (registering as many objects again would otherwise grow it step by step).
     private mutating func keepEntriesOfRegisteredObjects() {
@@ -410,6 +429,7 @@ struct ObjectRegistry {
     /// Drops every object (each one released by the app, see ``sweep()``), keeping the
     /// storage's capacity for the next registrations.
     private mutating func dropEverything() {
+        dropped.reserveCapacity(dropped.count + objects.count - vacant.count)
         for position in objects.indices {
             if let object = objects[position].take() { dropped.append(consume object) }
         }
