@@ -88,6 +88,8 @@ final class LMDBEnvironment: @unchecked Sendable {
             try check(mdb_env_set_maxdbs(env, 4096), "configuring \(path)")
             try check(mdb_env_set_mapsize(env, initialSize), "configuring \(path)")
             try check(mdb_env_open(env, path, flags, 0o644), "opening \(path)")
+            // Before any page is read: a page past the end of a truncated file is a SIGBUS.
+            try LMDBFileExtent.verify(env!, path: path)
         } catch let error as StoreError {
             mdb_env_close(env)
             if case let lmdb as LMDBError = error.underlying, lmdb.code == MDB_INVALID || lmdb.code == MDB_VERSION_MISMATCH {
