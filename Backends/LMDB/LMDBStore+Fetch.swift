@@ -199,11 +199,13 @@ extension LMDBStore {
             }
             return keys
         }
+        // (A NaN, which `<` does not order, sends the sort to the general path, which puts it
+        // last. Validation refuses NaN; a file written before it did may still hold one.)
         switch values.first {
         case .date?:
-            return keys { if case .date(let date) = $0 { date.timeIntervalSinceReferenceDate } else { nil } }.map(sorted(by:))
+            return keys { if case .date(let date) = $0, !date.timeIntervalSinceReferenceDate.isNaN { date.timeIntervalSinceReferenceDate } else { nil } }.map(sorted(by:))
         case .double?:
-            return keys { if case .double(let number) = $0 { number } else { nil } }.map(sorted(by:))
+            return keys { if case .double(let number) = $0, !number.isNaN { number } else { nil } }.map(sorted(by:))
         case .integer?:
             return keys { if case .integer(let number) = $0 { number } else { nil } }.map(sorted(by:))
         default:
@@ -212,9 +214,7 @@ extension LMDBStore {
     }
 
     private func slice(_ rows: [RowSnapshot], offset: Int, limit: Int?) -> [RowSnapshot] {
-        let start = min(max(offset, 0), rows.count)
-        let end = limit.map { min(rows.count, start + max($0, 0)) } ?? rows.count
-        return Array(rows[start..<end])
+        PersistentStoreCoordinator.slice(rows, offset: offset, limit: limit)
     }
 
     private func result(_ rows: [RowSnapshot], _ request: StoreFetchRequest) -> StoreFetchResult {
@@ -234,7 +234,11 @@ extension LMDBStore {
               case .attribute(let attribute) = first.path.terminal,
               let dbi = handles.index(of: attribute) else { return nil }
         let evaluator = PredicateEvaluator(source: LMDBRowSource(store: self, txn: txn))
-        let needed = request.limit.map { max(request.offset, 0) + max($0, 0) }
+        // (Saturating: an offset and a limit near Int.max are a valid request.)
+        let needed = request.limit.map { limit in
+            let (sum, overflow) = max(request.offset, 0).addingReportingOverflow(max(limit, 0))
+            return overflow ? Int.max : sum
+        }
         var ordered: [RowSnapshot] = []
         var group: [RowSnapshot] = []
         var groupKey: [UInt8]? = nil

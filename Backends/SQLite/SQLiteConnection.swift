@@ -153,9 +153,11 @@ final class SQLiteStatement {
         switch value {
         case .null: status = sqlite3_bind_null(raw, index)
         case .integer(let v): status = sqlite3_bind_int64(raw, index, v)
-        case .double(let v): status = sqlite3_bind_double(raw, index, v)
+        case .double(let v): status = v.isNaN ? bindNaN(v, at: index) : sqlite3_bind_double(raw, index, v)
         case .bool(let v): status = sqlite3_bind_int64(raw, index, v ? 1 : 0)
-        case .date(let d): status = sqlite3_bind_double(raw, index, d.timeIntervalSinceReferenceDate)
+        case .date(let d):
+            let interval = d.timeIntervalSinceReferenceDate
+            status = interval.isNaN ? bindNaN(interval, at: index) : sqlite3_bind_double(raw, index, interval)
         case .string(let s): status = bindText(s, at: index)
         case .decimal(let d): status = bindText(d.description, at: index)
         case .uuid(let u): status = bindText(u.uuidString, at: index)
@@ -170,6 +172,25 @@ final class SQLiteStatement {
             }
         }
         guard status == SQLITE_OK else { throw connection.lastError(status, sql: sql).storeError("binding a value") }
+    }
+
+    /// A NaN as an 8-byte blob of its bits, big-endian. SQLite stores no NaN (a NaN bound as a
+    /// real becomes `NULL`: the value lost); a blob keeps it, payload and all. Blobs order
+    /// after every number, as NaN sorts after +∞ (``ObjectGraph/CompiledSort``); comparisons
+    /// keep it out of ranges (see `SQLiteQueryCompiler`). Big-endian, the first byte is 0x7F or
+    /// 0xFF, never the start of a number: read as a real, the blob is 0 (see ``value(_:as:)``).
+    private func bindNaN(_ value: Double, at index: Int32) -> Int32 {
+        withUnsafeBytes(of: value.bitPattern.bigEndian) { bytes in
+            sqlite3_bind_blob(raw, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
+        }
+    }
+
+    /// The NaN a blob written by ``bindNaN(_:at:)`` holds; `nil` for anything else.
+    private func storedNaN(_ column: Int32) -> Double? {
+        guard sqlite3_column_type(raw, column) == SQLITE_BLOB, sqlite3_column_bytes(raw, column) == 8,
+              let bytes = sqlite3_column_blob(raw, column) else { return nil }
+        let value = Double(bitPattern: UInt64(bigEndian: UnsafeRawPointer(bytes).loadUnaligned(as: UInt64.self)))
+        return value.isNaN ? value : nil
     }
 
     private func bindText(_ text: String, at index: Int32) -> Int32 {
@@ -249,15 +270,22 @@ final class SQLiteStatement {
             return value == 0 && isNull(column) ? .null : .integer(value)
         case .double, .float:
             let value = double(column)
-            return value == 0 && isNull(column) ? .null : .double(value)
+            // (The column's type is read only for a 0, which NULL and a stored NaN read as.)
+            guard value == 0 else { return .double(value) }
+            if isNull(column) { return .null }
+            return .double(storedNaN(column) ?? value)
         case .boolean:
             let value = int64(column)
             return value == 0 && isNull(column) ? .null : .bool(value != 0)
         case .date:
             let value = double(column)
-            return value == 0 && isNull(column) ? .null : .date(Date(timeIntervalSinceReferenceDate: value))
+            guard value == 0 else { return .date(Date(timeIntervalSinceReferenceDate: value)) }
+            if isNull(column) { return .null }
+            return .date(Date(timeIntervalSinceReferenceDate: storedNaN(column) ?? value))
         case .string: return string(column).map { .string($0) } ?? .null
-        case .decimal: return string(column).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) } ?? .null
+        case .decimal:
+            // (A NaN is stored as its description, "NaN", which `Decimal(string:)` does not read.)
+            return string(column).flatMap { $0 == "NaN" ? Decimal.nan : Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) } ?? .null
         case .uuid: return string(column).flatMap(UUID.init(uuidString:)).map { .uuid($0) } ?? .null
         case .uri: return string(column).flatMap { URL(string: $0) }.map { .uri($0) } ?? .null
         case .binaryData, .transformable: return data(column).map { .data($0) } ?? .null

@@ -203,6 +203,9 @@ struct SQLiteQueryCompiler {
         func constant(_ operand: PredicateOperand) throws -> AttributeValue {
             guard case .constant(let value) = operand else { throw Unsupported() }
             if case .decimal = value { throw Unsupported() }
+            // SQLite binds NaN as NULL (it stores no NaN): `x == NaN` became `x IS NULL`. The
+            // shared evaluator answers it (NaN compares with nothing; see the shape's class).
+            if value.isNaN { throw Unsupported() }
             return value
         }
         switch c.op {
@@ -220,7 +223,11 @@ struct SQLiteQueryCompiler {
             if isString && !c.options.isEmpty {
                 return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(value, .leaf(rightLeaf)))), 0)"
             }
-            return "(\(expression) IS NOT NULL AND \(expression) \(c.op.rawValue) \(bind(value, .leaf(rightLeaf)))\(collate))"
+            // A stored NaN is a blob (see `SQLiteStatement.bindNaN`), above every number: an
+            // upper bound of the least blob keeps it out of `>` and `>=`, as NaN compares with
+            // nothing. (`<`, `<=` and BETWEEN's upper bound exclude blobs already.)
+            let excludesNaN = (c.op == .greaterThan || c.op == .greaterThanOrEqual) && (type == .double || type == .float || type == .date)
+            return "(\(expression) IS NOT NULL AND \(expression) \(c.op.rawValue) \(bind(value, .leaf(rightLeaf)))\(collate)\(excludesNaN ? " AND \(expression) < X''" : ""))"
         case .in:
             guard case .list(let items) = c.right, c.options.isEmpty || !isString else { throw Unsupported() }
             let values = try items.map(constant)

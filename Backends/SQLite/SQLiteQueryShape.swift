@@ -136,11 +136,13 @@ struct SQLiteQueryShape: Hashable {
         switch value {
         case .null: 0
         case .integer: 1
-        case .double: 2
+        // NaN (a number or a date's), which SQLite binds as NULL, is not compiled: a class
+        // of its own.
+        case .double(let d): d.isNaN ? 10 : 2
         case .decimal: 3
         case .string: 4
         case .bool: 5
-        case .date: 6
+        case .date(let d): d.timeIntervalSinceReferenceDate.isNaN ? 10 : 6
         case .data: 7
         case .uuid: 8
         case .uri: 9

@@ -11,7 +11,7 @@ import ObjectGraph
 /// sorting and paging in PredicateScenarios+Results.swift, prefetching and pending changes in
 /// PredicateScenarios+Pending.swift, formats and errors in PredicateScenarios+Syntax.swift.
 enum PredicateScenarios {
-    static let all: [ConformanceScenario] = typed + errors + text + graph + results + pending
+    static let all: [ConformanceScenario] = typed + errors + text + graph + results + pending + numbers
 
     static let base = Date(timeIntervalSinceReferenceDate: 700_000_000)
     static let uuidA = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!

@@ -122,7 +122,17 @@ extension ManagedObjectContext {
     func addToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject, at index: Int? = nil) throws {
         try prepareForMutation(object, relationship.name)
         try checkDestination(destination, for: relationship, of: object)
-        if index != nil { try loadToManyIfNeeded(object, relationship) }
+        if let index {
+            try loadToManyIfNeeded(object, relationship)
+            // Positions run from 0 to the count (append); anything else is refused, as an
+            // array's insert would refuse it (by trapping).
+            let count = object.toManyStates[relationship.slot].members?.count ?? 0
+            guard index >= 0, index <= count else {
+                throw ObjectGraphError(
+                    .wrongValueType, objectID: object.objectID, key: relationship.name,
+                    "cannot insert at index \(index) of \(object.entity.name).\(relationship.name) (\(count) members)")
+            }
+        }
         noteUndoableChange(object)
         guard object.toManyStates[relationship.slot].add(destination.objectID, at: index) else {
             if let index { try moveToMany(object, relationship, destination, to: index) }

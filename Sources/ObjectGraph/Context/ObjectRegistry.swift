@@ -236,8 +236,9 @@ struct ObjectRegistry {
         for position in entering {
             guard let object = objects[position] else { continue }
             if let first = positions.updateValue(position, forKey: object.objectID), first != position {
-                // A store answered one object twice: the first stays the registered one.
-                assertionFailure("a fetch answer listed \(object.objectID) twice")
+                // A store answered one object twice (a damaged file can: a truncated SQLite
+                // file did, in an audit): the first stays the registered one. Not an assertion:
+                // a file's content must never stop the process, in a debug build either.
                 positions[object.objectID] = first
             }
         }

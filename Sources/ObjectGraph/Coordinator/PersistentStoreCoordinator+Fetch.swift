@@ -107,9 +107,12 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    static func slice<T>(_ items: [T], offset: Int, limit: Int?) -> [T] {
+    /// `items` from `offset` on, at most `limit` of them. (The limit is capped to what is left
+    /// before it is added: `fetchLimit = Int.max` is a valid request, and `start + limit`
+    /// overflowed.)
+    public static func slice<T>(_ items: [T], offset: Int, limit: Int?) -> [T] {
         let start = min(max(offset, 0), items.count)
-        let end = limit.map { min(items.count, start + max($0, 0)) } ?? items.count
+        let end = limit.map { start + min(max($0, 0), items.count - start) } ?? items.count
         return Array(items[start..<end])
     }
 }

@@ -4,8 +4,11 @@ extension AttributeValue {
     /// Orders two values the way every store must: numbers numerically across integer,
     /// floating and decimal kinds; strings by Unicode scalar order of their canonical form;
     /// dates by time; `false < true`; data bytewise; UUIDs and URIs by their string form.
-    /// Returns `nil` for values of kinds that do not compare (or when either is `.null`).
+    /// Returns `nil` for values of kinds that do not compare (or when either is `.null`), and
+    /// when either is NaN (see ``AttributeValue/isNaN``): as in IEEE 754, NaN is neither
+    /// less than, equal to, nor greater than anything, so every comparison with it is false.
     public static func compare(_ lhs: AttributeValue, _ rhs: AttributeValue) -> ComparisonResult? {
+        if lhs.isNaN || rhs.isNaN { return nil }
         switch (lhs, rhs) {
         case (.integer(let a), .integer(let b)): return order(a, b)
         case (.double(let a), .double(let b)): return order(a, b)
@@ -55,11 +58,18 @@ extension AttributeValue {
         a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
     }
 
+    /// `a` against `b` exactly, as SQLite compares an integer with a real: through `Double`,
+    /// integers above 2^53 round (`Int64.max - 100` became 2^63 and equalled it).
     private static func compareMixed(_ a: Int64, _ b: Double) -> ComparisonResult? {
         if b.isNaN { return nil }
-        // Comparing through Double loses precision above 2^53; exact when b is integral.
-        if let exact = Int64(exactly: b.rounded(.down)), Double(exact) == b { return order(a, exact) }
-        return order(Double(a), b)
+        // 2^63 and beyond (or below -2^63) lie past every Int64; infinities included.
+        if b >= 9_223_372_036_854_775_808.0 { return .orderedAscending }
+        if b < -9_223_372_036_854_775_808.0 { return .orderedDescending }
+        // Now b's integral part fits: compare with it, then with the fraction left over.
+        let floor = b.rounded(.down)
+        let whole = Int64(floor)
+        if a != whole { return order(a, whole) }
+        return b > floor ? .orderedAscending : .orderedSame
     }
 
     private static func flip(_ r: ComparisonResult) -> ComparisonResult {

@@ -53,8 +53,9 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
             touch(index)
             return loaded
         }
-        let start = index * batchSize
-        guard start >= 0, start < objectIDs.count else {
+        // (Checked before multiplying: `index * batchSize` overflows for a large index.)
+        let (start, overflow) = index.multipliedReportingOverflow(by: batchSize)
+        guard !overflow, start >= 0, start < objectIDs.count else {
             throw ObjectGraphError(.invalidFetch, "batch \(index) is out of range (\(objectIDs.count) results in batches of \(batchSize))")
         }
         let ids = objectIDs[start..<Swift.min(objectIDs.count, start + batchSize)]

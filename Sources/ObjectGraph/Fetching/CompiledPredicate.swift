@@ -79,7 +79,7 @@ public struct CompiledComparison: Sendable {
                       !path.steps.contains(where: \.isToMany) else {
                     throw ObjectGraphError(.invalidFetch, key: collection, "SUBQUERY needs a to-many relationship reached through to-one steps; '\(collection)' is not one")
                 }
-                let destination = model.destination(of: relationship)
+                let destination = try ResolvedKeyPath.destination(of: relationship, in: model, path: collection)
                 return .subqueryCount(path, try CompiledPredicate.compile(inner, for: destination, in: model, variables: variables))
             case .variable(let name):
                 guard let value = variables[name] else {
@@ -138,6 +138,17 @@ public struct CompiledComparison: Sendable {
         }
         if case .keyPath(let path) = right, path.yieldsMany, op != .in {
             throw ObjectGraphError(.invalidFetch, key: path.path, "a to-many key path on the right needs IN")
+        }
+        // A list is a set of candidates (IN) or a range (BETWEEN); any other operator compares
+        // with one value, and `age == {}` has none to compare with.
+        if case .list(let items) = right {
+            switch op {
+            case .in: break
+            case .between:
+                if items.count != 2 { throw ObjectGraphError(.invalidFetch, "BETWEEN needs exactly two bounds, got \(items.count)") }
+            default:
+                throw ObjectGraphError(.invalidFetch, "\(op.rawValue) compares with one value, not a list of \(items.count); use IN to test membership")
+            }
         }
         switch op {
         case .beginsWith, .endsWith, .like, .matches, .contains:

@@ -55,13 +55,21 @@ public struct CompiledSort: Sendable {
         }
     }
 
-    /// Compares two prepared values: `nil` first, then by ``AttributeValue/compare(_:_:)``;
-    /// localized-standard strings compare digit runs as numbers.
+    /// Compares two prepared values: `nil` first, then by ``AttributeValue/compare(_:_:)``,
+    /// NaN last (after +∞: a sort needs an order where comparisons have none, and one that
+    /// leaves the other values in theirs); localized-standard strings compare digit runs as
+    /// numbers.
     public static func compare(_ a: AttributeValue, _ b: AttributeValue, _ comparison: SortKey.Comparison) -> ComparisonResult {
         switch (a.isNull, b.isNull) {
         case (true, true): return .orderedSame
         case (true, false): return .orderedAscending
         case (false, true): return .orderedDescending
+        default: break
+        }
+        switch (a.isNaN, b.isNaN) {
+        case (true, true): return .orderedSame
+        case (true, false): return .orderedDescending
+        case (false, true): return .orderedAscending
         default: break
         }
         if comparison == .localizedStandard, case .string(let s) = a, case .string(let t) = b {

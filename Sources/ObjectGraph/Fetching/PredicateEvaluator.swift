@@ -108,6 +108,9 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
     }
 
     private func compare(_ left: Value, _ c: CompiledComparison, _ right: [Value]) throws -> Bool {
+        // (Compiling refuses an empty list for every operator but IN; this keeps any other way
+        // of reaching one from reading past the end.)
+        guard !right.isEmpty || c.op == .in else { return false }
         switch c.op {
         case .equal: return Self.equal(left, right[0], c.options)
         case .notEqual: return !Self.equal(left, right[0], c.options)

@@ -335,7 +335,7 @@ struct PredicateParser {
             switch expression {
             case .constant(.double): return expression
             case .constant(.integer(let v)): return .constant(.double(Double(v)))
-            default: throw PredicateParseError(format: format, position: token.position, expected: "a number for %\(spec)", found: "\(type(of: argument!))")
+            default: throw PredicateParseError(format: format, position: token.position, expected: "a number for %\(spec)", found: "\(argument.map { "\(type(of: $0))" } ?? "nil")")
             }
         default:
             guard let expression = Self.expression(for: argument) else {

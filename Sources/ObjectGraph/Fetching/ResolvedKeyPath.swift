@@ -100,10 +100,24 @@ public struct ResolvedKeyPath: Sendable {
             case .relationship(let relationship):
                 if isLast { return ResolvedKeyPath(path: path, steps: steps, terminal: .relationship(relationship)) }
                 steps.append(relationship)
-                current = model.destination(of: relationship)
+                current = try destination(of: relationship, in: model, path: path)
             }
         }
         fatalError("unreachable: a non-empty key path ends in its last component")
+    }
+}
+
+extension ResolvedKeyPath {
+    /// `relationship`'s destination in `model`, or an error when `model` does not hold it: an
+    /// entity given with another model (the public `compile` functions take both) must not
+    /// reach the model's invariant check, which stops the process.
+    static func destination(of relationship: RelationshipDescription, in model: ManagedObjectModel, path: String) throws -> EntityDescription {
+        guard let destination = model.entity(named: relationship.destinationName) else {
+            throw ObjectGraphError(
+                .invalidFetch, key: path,
+                "'\(path)' reaches \(relationship.destinationName) through \(relationship.name), which the model given does not hold (an entity of another model?)")
+        }
+        return destination
     }
 }
 
@@ -123,10 +137,12 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
     public func apply(_ values: [AttributeValue]) -> AttributeValue {
         let present = values.filter { !$0.isNull }
         switch self {
+        // In a sort's order, where NaN comes after every number (comparisons alone leave it
+        // unordered, which made the answer depend on where it stood).
         case .minimum:
-            return present.min { (AttributeValue.compare($0, $1) ?? .orderedSame) == .orderedAscending } ?? .null
+            return present.min { CompiledSort.compare($0, $1, .natural) == .orderedAscending } ?? .null
         case .maximum:
-            return present.max { (AttributeValue.compare($0, $1) ?? .orderedSame) == .orderedAscending } ?? .null
+            return present.max { CompiledSort.compare($0, $1, .natural) == .orderedAscending } ?? .null
         case .sum:
             if present.allSatisfy({ if case .integer = $0 { return true } else { return false } }) {
                 var total: Int64 = 0
@@ -138,7 +154,10 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
                 }
                 if !overflow { return .integer(total) }
             }
-            if present.contains(where: { if case .decimal = $0 { return true } else { return false } }) {
+            // (A Decimal sum only when every Double in it converts: Foundation's conversion
+            // traps on an infinity.)
+            if present.contains(where: { if case .decimal = $0 { return true } else { return false } }),
+               present.allSatisfy({ if case .double(let v) = $0 { return v.isFinite && abs(v) < 1e160 } else { return true } }) {
                 var total = Decimal(0)
                 for value in present {
                     switch value {

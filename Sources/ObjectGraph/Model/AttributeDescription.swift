@@ -146,7 +146,11 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
             case let v as Decimal: return .decimal(v)
             case let v as Int: return .decimal(Decimal(v))
             case let v as Int64: return .decimal(Decimal(v))
-            case let v as Double: return .decimal(Decimal(v))
+            case let v as Double:
+                // Foundation's conversion traps on an infinity and gives NaN beyond Decimal's
+                // range (about 1e165): such a Double has no Decimal to store.
+                guard v.isFinite, case let decimal = Decimal(v), !decimal.isNaN else { throw wrong("Double \(v), which no Decimal can hold") }
+                return .decimal(decimal)
             default: throw wrong("\(Swift.type(of: value)) \(value)")
             }
         case .string:

@@ -33,6 +33,18 @@ public enum AttributeValue: Sendable, Hashable {
         return false
     }
 
+    /// Whether this is a number or a date that is not a number (NaN). As in IEEE 754, such a
+    /// value compares with nothing (every predicate comparison with it is false, `!=` true);
+    /// a sort puts it after every number (+∞ included), and `@min`/`@max` follow that order.
+    public var isNaN: Bool {
+        switch self {
+        case .double(let v): return v.isNaN
+        case .decimal(let v): return v.isNaN
+        case .date(let d): return d.timeIntervalSinceReferenceDate.isNaN
+        default: return false
+        }
+    }
+
     /// Whether the two values would be stored identically: same kind, and the same bytes.
     /// Stricter than `==`, which calls canonically equivalent strings, `0.0` and `-0.0`, or
     /// `1.0` and `1.00` as decimals equal: a save that skipped such a change would lose it.

@@ -105,19 +105,30 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// A URI naming the record: `x-objectgraph://STORE/Entity/pKEY` (temporary IDs:
     /// `x-objectgraph://temporary/Entity/tN`, meaningful in their own process only).
     public var uriRepresentation: URL {
-        let encodedEntity = entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
+        // Every character but the unreserved ASCII ones is percent-encoded, in the store's
+        // identifier too (any string a store chooses, or one parsed from a URI): the string is
+        // then always a valid URL, which a space or a colon in the host made it not.
+        let encodedEntity = Self.uriEncoded(entityName)
         if isTemporary {
             return URL(string: "x-objectgraph://temporary/\(encodedEntity)/t\(UInt64(bitPattern: value))")!
         }
-        return URL(string: "x-objectgraph://\(storeIdentifier ?? "")/\(encodedEntity)/p\(value)")!
+        return URL(string: "x-objectgraph://\(Self.uriEncoded(storeIdentifier ?? ""))/\(encodedEntity)/p\(value)")!
+    }
+
+    private static let uriUnreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    private static func uriEncoded(_ part: String) -> String {
+        part.addingPercentEncoding(withAllowedCharacters: uriUnreserved) ?? part
     }
 
     /// Parses a URI made by ``uriRepresentation``; `nil` when it is not one.
     public init?(uri: URL) {
-        guard uri.scheme == "x-objectgraph", let host = uri.host, !host.isEmpty else { return nil }
-        let parts = uri.path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count == 2 else { return nil }
-        let entity = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+        // Host and path are read percent-encoded and decoded here, part by part, so an encoded
+        // "/" in a name does not split it.
+        guard uri.scheme == "x-objectgraph", let components = URLComponents(url: uri, resolvingAgainstBaseURL: false),
+              let host = components.percentEncodedHost?.removingPercentEncoding, !host.isEmpty else { return nil }
+        let parts = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 2, let entity = String(parts[0]).removingPercentEncoding, !entity.isEmpty else { return nil }
         let last = parts[1]
         if host == "temporary" {
             guard last.first == "t", let sequence = UInt64(last.dropFirst()) else { return nil }

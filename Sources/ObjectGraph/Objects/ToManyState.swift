@@ -131,7 +131,7 @@ struct ToManyState {
             // every member on each add (quadratic for a relationship filled one by one).
             // One probe: appending or inserting reports a member that is there already.
             if let index {
-                guard storedMembers!.insert(id, at: min(index, storedMembers!.count)).inserted else { return false }
+                guard storedMembers!.insert(id, at: min(max(index, 0), storedMembers!.count)).inserted else { return false }
                 orderChanged = true
             } else {
                 guard storedMembers!.append(id).inserted else { return false }
