@@ -77,6 +77,14 @@ extension FetchScenarios {
                         beyond.fetchOffset = full.count + 5
                         beyond.fetchLimit = 3
                         try checkEqual(try context.fetchObjectIDs(beyond), [], "an offset past the end")
+                        // Limits and offsets up to Int.max are valid requests (adding them overflowed).
+                        for (offset, limit, expected) in [(1, Int.max, Array(full.dropFirst())), (Int.max, 1, []), (Int.max, Int.max, []), (full.count - 1, Int.max, Array(full.suffix(1)))] {
+                            var huge = FetchRequest<Student>(sortKeys: order)
+                            huge.fetchOffset = offset
+                            huge.fetchLimit = limit
+                            try checkEqual(try context.fetchObjectIDs(huge), expected, "offset \(offset), limit \(limit) by \(order.map(\.keyPath)) (pending: \(pending))")
+                            try checkEqual(try context.count(for: huge), expected.count, "counted: offset \(offset), limit \(limit)")
+                        }
                         var objects = FetchRequest<Student>(sortKeys: order)
                         objects.fetchLimit = 4
                         objects.fetchOffset = 2
