@@ -32,6 +32,19 @@ extension LMDBStore {
         try checkVersions(changes, &cursors)
         // Every row is encoded into this one buffer, in turn.
         var encoded = ByteWriter(capacity: 256)
+        // A to-many whose inverse is a to-one lists exactly the rows whose to-one names its
+        // owner, as a foreign key would: its members follow the to-ones saved here (see
+        // ForeignKeyFollowers), not the to-many changes the context recorded.
+        var followers = ForeignKeyFollowers(model: model)
+        // The entity of a run of rows (they come grouped by entity) when lists follow its
+        // to-ones; nil when none do.
+        var run: (namespace: ObjectID.Namespace, entity: EntityDescription?)?
+        func followingEntity(_ id: ObjectID) -> EntityDescription? {
+            if let run, run.namespace == id.namespace { return run.entity }
+            let entity = model.entity(for: id).flatMap { followers.hasFollowedToOnes($0) ? $0 : nil }
+            run = (id.namespace, entity)
+            return entity
+        }
         // By index, the row read in place, and found through its plain-integer location unless
         // its entity has indexes: copying each row and its route retained four references
         // per inserted row (uprobe count).
@@ -47,12 +60,22 @@ extension LMDBStore {
                 let route = try route(id).route
                 try writeIndexEntries(of: changes.inserted[index], entity: route.entity, indexes: route.indexes, old: nil, txn)
             }
+            if let entity = followingEntity(id) { followers.inserted(changes.inserted[index], of: entity) }
         }
         // By index, reading the rows in place: `for update in` copied each update, retaining
         // its arrays (a tenth of saving 10,000 updates, with the same copies in checkVersions).
         for index in changes.updated.indices {
             let id = changes.updated[index].values.objectID
             let (pk, location) = try location(id)
+            // The stored to-ones, when one may have changed: the version check made the row
+            // the context compared with (changedToOne) the stored one, so an update naming no
+            // changed to-one moves no member and reads nothing more.
+            if changes.updated[index].changedToOne?.isEmpty != true, let entity = followingEntity(id),
+               let bytes = try cursors.cursor(location.rows).position(MDB_SET_KEY, primaryKey: pk)?.value {
+                let old: ToOneValues
+                do { old = try codec.decodeToOne(bytes) } catch { throw damagedRow(pk) }
+                followers.moved(id, of: entity, from: old, to: changes.updated[index].values.toOne)
+            }
             codec.encode(changes.updated[index].values, into: &encoded)
             guard location.indexed else {
                 try cursors.cursor(location.rows).put(primaryKey: pk, encoded.bytes)
@@ -65,11 +88,29 @@ extension LMDBStore {
         }
         // Rows inserted above exist without looking them up (a bulk insert's memberships name
         // 100,000 of them: one B-tree lookup each, a tenth of the save).
-        let insertedHere = changes.toMany.isEmpty ? InsertedKeys() : InsertedKeys(changes.inserted)
+        let insertedHere = changes.toMany.isEmpty && followers.changes.isEmpty ? InsertedKeys() : InsertedKeys(changes.inserted)
         for change in changes.toMany where !change.relationship.isTransient {
+            if followers.isFollowing(change.relationship) {
+                // Only the order is the context's (a list's); the members follow the to-ones.
+                if let order = change.order, LMDBLayout.keepsList(change.relationship) {
+                    followers.order(change.source, relationship: change.relationship, order)
+                }
+                continue
+            }
             guard let (rows, pk, _) = locate(change.source) else { continue }
             guard try insertedHere.contains(change.source) || txn.get(rows, primaryKey: pk) != nil else { continue }
             try applyMembership(change, sourceKey: pk, insertedHere: insertedHere, txn, &cursors)
+        }
+        // An owner without a row here (deleted by a save that landed first) lists nothing, as
+        // a foreign key naming a missing row is in no list.
+        var ownerChecked: (id: ObjectID, exists: Bool)?
+        for change in followers.changes {
+            guard let (rows, pk, _) = locate(change.source) else { continue }
+            if ownerChecked?.id != change.source {
+                ownerChecked = (change.source, try insertedHere.contains(change.source) || txn.get(rows, primaryKey: pk) != nil)
+            }
+            guard ownerChecked?.exists == true else { continue }
+            try applyMembership(change, sourceKey: pk, insertedHere: insertedHere, following: true, txn, &cursors)
         }
         if !changes.deleted.isEmpty {
             let deleted = Set(changes.deleted.map(\.objectID))
@@ -144,7 +185,9 @@ extension LMDBStore {
         return try exists(id, in: txn)
     }
 
-    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: InsertedKeys, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
+    /// `following`: `change` comes from ``ForeignKeyFollowers`` (its order only orders the
+    /// members the to-ones give; see ``ForeignKeyFollowers/members(_:after:)``).
+    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: InsertedKeys, following: Bool = false, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
         let relationship = change.relationship
         guard let dbi = handles.members(of: relationship) else { return }
         let owners = handles.owners(of: relationship)
@@ -155,16 +198,21 @@ extension LMDBStore {
         if LMDBLayout.keepsList(relationship) {
             let before = try members(relationship, of: sourceKey, in: txn)
             var after = before
-            if !change.removed.isEmpty {
-                let gone = Set(change.removed)
-                after.removeAll { gone.contains($0) }
-            }
-            // A member whose row is gone (deleted by a save that landed first) is not added.
-            if let order = change.order {
-                after = try order.filter { try isStoredHere($0, insertedHere: insertedHere, txn) }
+            if following {
+                // (Every member joining is a row this save wrote.)
+                after = ForeignKeyFollowers.members(before, after: change)
             } else {
-                var present = Set(after)
-                for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) && present.insert(id).inserted { after.append(id) }
+                if !change.removed.isEmpty {
+                    let gone = Set(change.removed)
+                    after.removeAll { gone.contains($0) }
+                }
+                // A member whose row is gone (deleted by a save that landed first) is not added.
+                if let order = change.order {
+                    after = try order.filter { try isStoredHere($0, insertedHere: insertedHere, txn) }
+                } else {
+                    var present = Set(after)
+                    for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) && present.insert(id).inserted { after.append(id) }
+                }
             }
             if after.isEmpty {
                 try txn.delete(dbi, key)

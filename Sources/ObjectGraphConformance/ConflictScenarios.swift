@@ -5,7 +5,7 @@ import ObjectGraph
 /// fails with a typed conflict naming objects, keys and both values — unless the context's
 /// merge policy resolves it (store-trumps, object-trumps, overwrite, rollback).
 enum ConflictScenarios {
-    static let all: [ConformanceScenario] = [
+    static let all: [ConformanceScenario] = inverses + [
         ConformanceScenario("conflicts.error.secondSaveThrowsTypedConflict") { env in
             let id = try seedStudent(env)
             let (first, second) = (env.newContext("first"), env.newContext("second"))
@@ -56,15 +56,7 @@ enum ConflictScenarios {
             try checkEqual(stored.age, 36, "this context's age change is discarded")
         },
         ConformanceScenario("conflicts.toOneResolvedWithInverses") { env in
-            let setup = env.newContext()
-            let (studentID, mathID, artID, musicID) = try setup.performAndWait {
-                let math = SchoolClass(context: setup); math.title = "Math"
-                let art = SchoolClass(context: setup); art.title = "Art"
-                let music = SchoolClass(context: setup); music.title = "Music"
-                let ada = Student(context: setup); ada.name = "Ada"; ada.schoolClass = math
-                try setup.save()
-                return (ada.objectID, math.objectID, art.objectID, music.objectID)
-            }
+            let (studentID, mathID, artID, musicID) = try seedClasses(env)
             let (first, second) = (env.newContext(), env.newContext())
             second.mergePolicy = .storeTrumps
             let a: Student = try load(studentID, in: first)

@@ -14,6 +14,7 @@ struct AtomicChangeApplier {
 
     func apply(_ changes: StoreChangeSet, to contents: inout AtomicStoreContents) throws {
         try checkVersions(changes, contents)
+        var followers = ForeignKeyFollowers(model: model)
         for snapshot in changes.inserted {
             let (root, pk, entity) = try locate(snapshot.objectID)
             if contents.tables[root]?[pk] != nil {
@@ -23,14 +24,24 @@ struct AtomicChangeApplier {
                 entityName: entity.name, version: snapshot.version, attributes: snapshot.attributes.array,
                 toOne: snapshot.toOne.array, toMany: Array(repeating: [], count: entity.toManyRelationships.count))
             if pk >= contents.nextPrimaryKey[root] ?? 1 { contents.nextPrimaryKey[root] = pk + 1 }
+            followers.moved(snapshot.objectID, of: entity, from: ToOneValues(), to: snapshot.toOne)
         }
         for update in changes.updated {
-            let (root, pk, _) = try locate(update.values.objectID)
+            let (root, pk, entity) = try locate(update.values.objectID)
+            followers.moved(update.values.objectID, of: entity, from: contents.tables[root]![pk]!.toOne, to: update.values.toOne.array)
             contents.tables[root]![pk]!.attributes = update.values.attributes.array
             contents.tables[root]![pk]!.toOne = update.values.toOne.array
             contents.tables[root]![pk]!.version = update.values.version
         }
         for change in changes.toMany {
+            // A to-many whose inverse is a to-one lists the rows whose to-one names its owner:
+            // its members follow those to-ones (below), as a foreign key's do in SQL. Applying
+            // the change as recorded could contradict them: after a merge policy chose one
+            // to-one, both saves' additions were kept, listing a row under two owners.
+            if followers.isFollowing(change.relationship) {
+                if let order = change.order { followers.order(change.source, relationship: change.relationship, order) }
+                continue
+            }
             let (root, pk, _) = try locate(change.source)
             guard var row = contents.tables[root]?[pk] else { continue }  // source deleted in this save
             var members = row.toMany[change.relationship.slot]
@@ -55,14 +66,29 @@ struct AtomicChangeApplier {
             row.toMany[change.relationship.slot] = members
             contents.tables[root]![pk] = row
         }
+        applyFollowing(followers.changes, to: &contents)
         var deletedByEntity: [String: Set<ObjectID>] = [:]
+        var leaving = ForeignKeyFollowers(model: model)
         for deletion in changes.deleted {
             let (root, pk, entity) = try locate(deletion.objectID)
-            guard contents.tables[root]?.removeValue(forKey: pk) != nil else { continue }
+            guard let row = contents.tables[root]?.removeValue(forKey: pk) else { continue }
             deletedByEntity[entity.name, default: []].insert(deletion.objectID)
+            leaving.moved(deletion.objectID, of: entity, from: row.toOne, to: [])
         }
+        applyFollowing(leaving.changes, to: &contents)
         if !deletedByEntity.isEmpty { dropDanglingMemberships(deletedByEntity, in: &contents) }
         if let user = changes.userMetadata { contents.metadata.userInfo = user }
+    }
+
+    /// Applies the to-many changes ``ForeignKeyFollowers`` derived; an owner without a row here
+    /// (deleted, or in another store) is skipped, as SQL has no row to list its members.
+    private func applyFollowing(_ changes: [ToManyChange], to contents: inout AtomicStoreContents) {
+        for change in changes {
+            guard let (root, pk, _) = try? locate(change.source), var row = contents.tables[root]?[pk],
+                  change.relationship.slot < row.toMany.count else { continue }
+            row.toMany[change.relationship.slot] = ForeignKeyFollowers.members(row.toMany[change.relationship.slot], after: change)
+            contents.tables[root]![pk] = row
+        }
     }
 
     /// Relationships without an inverse have nobody to nullify them: a deleted destination

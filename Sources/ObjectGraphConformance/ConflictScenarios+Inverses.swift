@@ -1,0 +1,82 @@
+import Foundation
+import ObjectGraph
+
+/// A one-to-many stays one graph through conflicts and discarded changes: every store lists a
+/// row under exactly the owner its to-one names, as SQLite's foreign keys do by construction.
+extension ConflictScenarios {
+    /// Math, Art and Music; Ada in Math. Returns (Ada, Math, Art, Music).
+    static func seedClasses(_ env: ScenarioEnvironment) throws -> (ObjectID, ObjectID, ObjectID, ObjectID) {
+        let setup = env.newContext()
+        return try setup.performAndWait {
+            let math = SchoolClass(context: setup); math.title = "Math"
+            let art = SchoolClass(context: setup); art.title = "Art"
+            let music = SchoolClass(context: setup); music.title = "Music"
+            let ada = Student(context: setup); ada.name = "Ada"; ada.schoolClass = math
+            try setup.save()
+            return (ada.objectID, math.objectID, art.objectID, music.objectID)
+        }
+    }
+
+    /// Checks, in a fresh context, that Ada's class is `expected` and that only that class
+    /// lists her.
+    static func checkOneOwner(_ env: ScenarioEnvironment, ada: ObjectID, expected: ObjectID, _ label: String, file: String = #filePath, line: Int = #line) throws {
+        let check = env.newContext()
+        try check.performAndWait {
+            let student = try check.existingObject(with: ada) as! Student
+            try checkEqual(student.schoolClass?.objectID, expected, "\(label): her class", file: file, line: line)
+            let listing = try check.fetch(FetchRequest<SchoolClass>(sortKeys: [SortKey("title")]))
+                .filter { $0.students.contains { $0.objectID == ada } }.map(\.objectID)
+            try checkEqual(listing, [expected], "\(label): the classes listing her", file: file, line: line)
+            let counted = try check.count(for: FetchRequest<SchoolClass>(predicate: try FetchPredicate(format: "students.@count > 0")))
+            try checkEqual(counted, 1, "\(label): classes with a member", file: file, line: line)
+        }
+    }
+
+    static let inverses: [ConformanceScenario] = [
+        ConformanceScenario("conflicts.movedBothWaysListedOnce") { env in
+            for policy in [MergePolicy.objectTrumps, .overwrite] {
+                let (ada, _, art, music) = try seedClasses(env)
+                let (first, second) = (env.newContext(), env.newContext())
+                second.mergePolicy = policy
+                let a: Student = try load(ada, in: first)
+                let b: Student = try load(ada, in: second)
+                try first.performAndWait { a.schoolClass = (first.object(with: art) as! SchoolClass); try first.save() }
+                try second.performAndWait { b.schoolClass = (second.object(with: music) as! SchoolClass); try second.save() }
+                // This context's class wins; Art, where the other save put her, lists her no more.
+                try checkOneOwner(env, ada: ada, expected: music, "\(policy)")
+                let cleanup = env.newContext()
+                try cleanup.performAndWait {
+                    for object in try cleanup.fetch(FetchRequest<ManagedObject>(entityName: "SchoolClass")) { cleanup.delete(object) }
+                    for object in try cleanup.fetch(FetchRequest<ManagedObject>(entityName: "Student")) { cleanup.delete(object) }
+                    try cleanup.save()
+                }
+            }
+        },
+        ConformanceScenario("conflicts.overwriteOfAnUnmovedObjectMovesItBack") { env in
+            let (ada, math, art, _) = try seedClasses(env)
+            let (first, second) = (env.newContext(), env.newContext())
+            second.mergePolicy = .overwrite
+            let a: Student = try load(ada, in: first)
+            let b: Student = try load(ada, in: second)
+            try first.performAndWait { a.schoolClass = (first.object(with: art) as! SchoolClass); try first.save() }
+            try second.performAndWait { b.name = "Ada L."; try second.save() }
+            // Overwrite writes the whole object as this context holds it: back in Math.
+            try checkOneOwner(env, ada: ada, expected: math, "overwrite")
+        },
+        ConformanceScenario("refresh.discardedMoveSavesOneOwner") { env in
+            let (ada, math, art, _) = try seedClasses(env)
+            let context = env.newContext()
+            try context.performAndWait {
+                let student = try context.existingObject(with: ada) as! Student
+                let from = try context.existingObject(with: math) as! SchoolClass
+                let to = try context.existingObject(with: art) as! SchoolClass
+                _ = (from.students.count, to.students.count)
+                student.schoolClass = to
+                context.refresh(student, mergeChanges: false)
+                try checkEqual(student.schoolClass?.objectID, math, "the move is discarded")
+                try context.save()
+            }
+            try checkOneOwner(env, ada: ada, expected: math, "refreshed")
+        },
+    ]
+}
