@@ -49,11 +49,26 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     private let reserved = Guarded<[String: Range<Int64>]>([:])
     static let reservationBlock: Int64 = 64
 
+    /// Refuses a model the row encoding cannot hold: entity codes, and each row's counts of
+    /// attributes and to-ones, are 16-bit (a larger count stopped the process when converted).
+    static func checkLimits(_ entities: [EntityDescription], url: URL) throws {
+        let limit = Int(UInt16.max)
+        if entities.count > limit + 1 {
+            throw StoreError(.incompatibleModel, "\(url.path): an LMDB store holds at most \(limit + 1) entities; the model has \(entities.count)")
+        }
+        for entity in entities where entity.attributes.count > limit || entity.toOneRelationships.count > limit {
+            throw StoreError(
+                .incompatibleModel,
+                "\(url.path): an LMDB row holds at most \(limit) attributes and \(limit) to-one relationships; \(entity.name) has \(entity.attributes.count) and \(entity.toOneRelationships.count)")
+        }
+    }
+
     /// Opens (creating if needed) the store at `request.url`.
     public init(request: StoreOpenRequest) throws {
         guard let url = request.url else { throw StoreError(.io, "an LMDB store needs a file URL") }
         self.url = url
         self.model = request.model
+        try Self.checkLimits(request.entities, url: url)
         let layout = LMDBLayout(model: request.model, entities: request.entities, indexEverything: request.options["index"] == "all")
         self.layout = layout
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -111,7 +111,9 @@ extension SQLiteStore {
                 conflicts.append(.init(objectID: id, expectedVersion: expectedVersion, storedVersion: stored?.version, storedSnapshot: stored))
             }
         }
-        let deletions = try deletionsByRoot(changes.deleted)
+        let deletions = try deletionsByRoot(changes.deleted).map { root, rows in
+            (root, SQLiteSchema.onlyEntity(ofRoot: root, in: model) != nil ? rows : try rowsOfTheirEntity(rows, root: root, connection))
+        }
         for (root, rows) in deletions {
             try forEachChunk(of: rows) { chunk in
                 // Rows deleted without being read (a cascade's members) have no version to check.
@@ -237,6 +239,21 @@ extension SQLiteStore {
     }
 
     private typealias DeletedRow = (pk: Int64, deletion: RowDeletion)
+
+    /// The rows of a table holding several entities whose stored entity is the one their ID
+    /// names: an ID naming another entity of the hierarchy (a URI edited by hand can) does
+    /// not name the row with its key, which must not be deleted through it.
+    private func rowsOfTheirEntity(_ rows: [DeletedRow], root: String, _ connection: SQLiteConnection) throws -> [DeletedRow] {
+        var kept: [DeletedRow] = []
+        try forEachChunk(of: rows) { chunk in
+            let statement = try connection.prepare("SELECT pk, entity FROM \(SQLiteSchema.table(root)) WHERE pk IN (\(Self.placeholders(chunk.count)))")
+            for (offset, row) in chunk.enumerated() { try statement.bind(row.pk, at: Int32(offset + 1)) }
+            var stored: [Int64: String] = [:]
+            while try statement.step() { stored[statement.int64(0)] = statement.string(1) }
+            kept += chunk.filter { stored[$0.pk] == $0.deletion.objectID.entityName }
+        }
+        return kept
+    }
 
     /// The shortest run of consecutive keys deleted with one range (`BETWEEN`).
     static let minimumDeletedRun = 16

@@ -54,5 +54,34 @@ extension PersistenceScenarios {
                 }
             }
         },
+        ConformanceScenario("persistence.deleteThroughAnIDOfAnotherSubEntityLeavesTheRow") { env in
+            // Car and Truck share their hierarchy's keys: an ID naming a Truck with the car's
+            // key (a URI edited by hand) names no record, and deleting through it deletes
+            // nothing — not the car.
+            let context = env.newContext()
+            let car = try context.performAndWait { () throws -> ObjectID in
+                let car = try context.insertObject(entityName: "Car")
+                try car.setValue("beetle", forKey: "name")
+                try context.save()
+                return car.objectID
+            }
+            guard let store = car.storeIdentifier, let key = car.primaryKey else {
+                throw ScenarioFailure(message: "a saved car has a store and a key", file: #filePath, line: #line)
+            }
+            let ghost = ObjectID(entityName: "Truck", storeIdentifier: store, primaryKey: key)
+            let deleter = env.newContext()
+            try deleter.performAndWait {
+                deleter.delete(deleter.object(with: ghost))
+                try deleter.save()
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let found = try fresh.existingObject(with: car)
+                try checkEqual(try found.value(forKey: "name") as? String, "beetle", "the car is still there")
+                try checkEqual(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Car")), 1, "one car")
+                try checkEqual(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Truck")), 0, "no truck")
+            }
+        },
     ]
 }

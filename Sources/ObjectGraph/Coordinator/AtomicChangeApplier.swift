@@ -71,7 +71,10 @@ struct AtomicChangeApplier {
         var leaving = ForeignKeyFollowers(model: model)
         for deletion in changes.deleted {
             let (root, pk, entity) = try locate(deletion.objectID)
-            guard let row = contents.tables[root]?.removeValue(forKey: pk) else { continue }
+            // An ID naming another entity of the hierarchy than the row's does not name that
+            // row (a URI edited by hand can): the row stays, as if already gone.
+            guard contents.tables[root]?[pk]?.entityName == entity.name,
+                  let row = contents.tables[root]?.removeValue(forKey: pk) else { continue }
             deletedByEntity[entity.name, default: []].insert(deletion.objectID)
             leaving.moved(deletion.objectID, of: entity, from: row.toOne, to: [])
         }
@@ -114,8 +117,10 @@ struct AtomicChangeApplier {
     private func checkVersions(_ changes: StoreChangeSet, _ contents: AtomicStoreContents) throws {
         var conflicts: [StoreError.Conflict] = []
         func current(_ id: ObjectID) throws -> StoredRow? {
-            let (root, pk, _) = try locate(id)
-            return contents.tables[root]?[pk]
+            let (root, pk, entity) = try locate(id)
+            // (A row of another entity of the hierarchy is not this ID's row.)
+            guard let row = contents.tables[root]?[pk], row.entityName == entity.name else { return nil }
+            return row
         }
         for update in changes.updated {
             let id = update.values.objectID
