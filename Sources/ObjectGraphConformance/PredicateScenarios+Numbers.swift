@@ -72,6 +72,29 @@ extension PredicateScenarios {
             }
         },
 
+        ConformanceScenario("predicates.nan.groupsLikeAnyValue") { env in
+            // Two rows hold the same NaN: grouped by it, they form one group, as equal values
+            // do (NaN is unequal to itself, but a group is of stored values).
+            var rows = nanRows
+            rows.append(["double": payloadNaN, "int16": Int16(6)])
+            let fixture = try Fixture.allTypes(env, rows)
+            try fixture.clean.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "AllTypes")
+                request.propertiesToFetch = [.key("double", as: "value"), .count(as: "rows")]
+                request.propertiesToGroupBy = ["double"]
+                let groups = try fixture.clean.fetchDictionaries(request)
+                let counts = groups.map { row -> String in
+                    let value: String
+                    switch row["value"] {
+                    case .double(let d)?: value = d.isNaN ? "NaN" : "\(d)"
+                    default: value = "nil"
+                    }
+                    return "\(value):\(row["rows"].map { "\($0)" } ?? "?")"
+                }.sorted()
+                try checkEqual(counts, ["-0.0:1", "-1.0:1", "1.0:1", "NaN:2", "inf:1", "nil:1"], "one group per value, NaN included")
+            }
+        },
+
         ConformanceScenario("predicates.integers.againstDoublesBeyondInt64") { env in
             // int64: Int64.max, Int64.max - 100, 0, nil, Int64.min, 2^62. Through Double,
             // Int64.max - 100 rounds to 2^63 and "equals" it.

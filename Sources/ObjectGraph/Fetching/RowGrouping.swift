@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one definition of grouping for dictionary fetches, over any rows the shared evaluator
 /// reads (managed objects with unsaved changes, or stored snapshots): rows with equal key
 /// values (``AttributeValue`` `==`, so canonically equivalent strings are equal) form a group,
@@ -11,14 +13,29 @@ enum RowGrouping {
         var positions: [[AttributeValue]: Int] = [:]
         for row in rows {
             let key = try keys.map { try evaluator.sortValue($0, of: row) }
-            if let position = positions[key] {
+            let lookup = key.contains(where: \.isNaN) ? key.map(Self.groupable) : key
+            if let position = positions[lookup] {
                 groups[position].members.append(row)
             } else {
-                positions[key] = groups.count
+                positions[lookup] = groups.count
                 groups.append((key, [row]))
             }
         }
         if keys.isEmpty && groups.isEmpty { groups = [([], [])] }
         return groups
+    }
+
+    /// `value` as a dictionary key that groups NaNs by their bits: NaN is unequal to itself,
+    /// so each row holding one made a group of its own, where SQL groups a stored value with
+    /// its equals (and a NaN is stored as its bits). (A key path's values are all of one kind,
+    /// so the stand-in meets no real value of its kind.)
+    static func groupable(_ value: AttributeValue) -> AttributeValue {
+        switch value {
+        case .double(let v) where v.isNaN: return .data(withUnsafeBytes(of: v.bitPattern) { Data($0) })
+        case .date(let d) where d.timeIntervalSinceReferenceDate.isNaN:
+            return .data(withUnsafeBytes(of: d.timeIntervalSinceReferenceDate.bitPattern) { Data($0) })
+        case .decimal(let d) where d.isNaN: return .string("NaN")
+        default: return value
+        }
     }
 }
