@@ -40,8 +40,14 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// become current. Throwing fails the save and leaves the old contents in place.
     open func persist(_ contents: AtomicStoreContents) throws {}
 
-    /// Marks the store closed.
-    open func close() { closed.store(true, ordering: .sequentiallyConsistent) }
+    /// Marks the store closed, once any save in progress has finished: a save that had
+    /// passed its open check wrote the file after `close()` returned (and, for the binary
+    /// store, after its lock was released, so it overwrote a save another opener made
+    /// meanwhile: seen in an audit). Saves that start later throw ``StoreError/Code/closed``.
+    /// A subclass releasing resources calls this first.
+    open func close() {
+        saveLock.withLock { _ in closed.store(true, ordering: .sequentiallyConsistent) }
+    }
 
     /// The current contents (an immutable copy).
     public func currentContents() throws -> AtomicStoreContents {
@@ -117,6 +123,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     public func save(_ changes: StoreChangeSet) throws {
         try checkOpen()
         try saveLock.withLock { _ in
+            // (Checked again under the lock: close() may have run since.)
+            try checkOpen()
             var contents = state.withLock { $0 }
             try AtomicChangeApplier(model: model, storeIdentifier: identifier).apply(changes, to: &contents)
             try persist(contents)
