@@ -257,6 +257,129 @@ struct ModelErrorTests {
         }
     }
 
+    @Test func emptyUniquenessConstraint() {
+        // It would make every two objects of the entity collide at save.
+        let error = expectModelError(.invalidConstraint, entity: "Person", property: nil) { m in
+            m.entity("Person") { e in
+                e.attribute("email", .string)
+                e.unique()
+            }
+        }
+        #expect(error?.description.contains("at Person:") == true)
+    }
+
+    @Test func uniquenessConstraintNamingAnAttributeTwice() {
+        let error = expectModelError(.invalidConstraint, entity: "Person", property: "email") { m in
+            m.entity("Person") { e in
+                e.attribute("email", .string)
+                e.unique("email", "email")
+            }
+        }
+        #expect(error?.description.contains("Person.email") == true)
+    }
+
+    @Test func uniquenessConstraintOnATransientAttribute() {
+        // No store holds a transient value, so no store could check the constraint.
+        let error = expectModelError(.invalidConstraint, entity: "Person", property: "nickname") { m in
+            m.entity("Person") { e in
+                e.attribute("email", .string)
+                e.attribute("nickname", .string, optional: true, transient: true)
+                e.unique("email", "nickname")
+            }
+        }
+        #expect(error?.description.contains("Person.nickname") == true)
+        #expect(error?.message.contains("transient") == true)
+        // Inherited from a parent, and constrained by the sub-entity.
+        expectModelError(.invalidConstraint, entity: "Student", property: "nickname") { m in
+            m.entity("Person") { e in e.attribute("nickname", .string, optional: true, transient: true) }
+            m.entity("Student", parent: "Person") { e in e.unique("nickname") }
+        }
+    }
+
+    @Test func indexOnATransientAttribute() {
+        let error = expectModelError(.invalidConstraint, entity: "Person", property: "scratch") { m in
+            m.entity("Person") { e in e.attribute("scratch", .string, optional: true, indexed: true, transient: true) }
+        }
+        #expect(error?.description.contains("Person.scratch") == true)
+    }
+
+    @Test func impossibleLengthRules() {
+        for rules: [ValidationRule] in [[.minLength(-1)], [.maxLength(-1)], [.minLength(5), .maxLength(3)]] {
+            let error = expectModelError(.invalidRule, entity: "Person", property: "name") { m in
+                m.entity("Person") { e in e.attribute("name", .string, rules: rules) }
+            }
+            #expect(error?.description.contains("Person.name") == true, "\(rules)")
+        }
+    }
+
+    @Test func impossibleValueRules() {
+        // Compared with NaN, every value passes: the rule would check nothing.
+        for rules: [ValidationRule] in [[.minimum(10), .maximum(5)], [.maximum(5), .minimum(0), .minimum(10)], [.minimum(.nan)], [.maximum(.nan)]] {
+            let error = expectModelError(.invalidRule, entity: "Person", property: "age") { m in
+                m.entity("Person") { e in e.attribute("age", .integer32, rules: rules) }
+            }
+            #expect(error?.description.contains("Person.age") == true, "\(rules)")
+        }
+        let error = expectModelError(.invalidRule, entity: "Person", property: "born") { m in
+            m.entity("Person") { e in
+                e.attribute("born", .date, rules: [.earliest(Date(timeIntervalSince1970: 100)), .latest(Date(timeIntervalSince1970: 0))])
+            }
+        }
+        #expect(error?.description.contains("Person.born") == true)
+    }
+
+    @Test func boundsThatMeetAreKept() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Person") { e in
+                e.attribute("code", .string, default: "", rules: [.minLength(0), .maxLength(0)])
+                e.attribute("age", .integer16, default: 7, rules: [.minimum(7), .maximum(7)])
+                e.attribute("born", .date, rules: [.earliest(Date(timeIntervalSince1970: 0)), .latest(Date(timeIntervalSince1970: 0))])
+            }
+        }
+        #expect(model.entity(named: "Person")?.attribute(named: "age")?.rules.count == 2)
+    }
+
+    @Test func defaultBreakingItsOwnRules() {
+        // Every new object would fail its save until the value is replaced.
+        expectModelError(.invalidDefault, entity: "Person", property: "name") { m in
+            m.entity("Person") { e in e.attribute("name", .string, default: "", rules: [.minLength(1)]) }
+        }
+        expectModelError(.invalidDefault, entity: "Person", property: "code") { m in
+            m.entity("Person") { e in e.attribute("code", .string, default: "abc", rules: [.pattern("[0-9]+")]) }
+        }
+        let error = expectModelError(.invalidDefault, entity: "Person", property: "age") { m in
+            m.entity("Person") { e in e.attribute("age", .integer16, default: 200, rules: [.minimum(0), .maximum(150)]) }
+        }
+        #expect(error?.description.contains("Person.age") == true)
+        #expect(error?.message.contains("maximum 150") == true)
+        expectModelError(.invalidDefault, entity: "Person", property: "born") { m in
+            m.entity("Person") { e in e.attribute("born", .date, default: Date(timeIntervalSince1970: 0), rules: [.earliest(Date(timeIntervalSince1970: 1))]) }
+        }
+    }
+
+    @Test func configurationWithAnEmptyName() {
+        let error = expectModelError(.invalidName, entity: nil, property: nil) { m in
+            m.entity("Person")
+            m.configuration("", entities: ["Person"])
+        }
+        #expect(error?.message.contains("configuration") == true)
+        #expect(error?.message.contains("Person") == true)
+    }
+
+    @Test func abstractEntityWithoutSubEntities() {
+        let error = expectModelError(.abstractWithoutSubentities, entity: "Shape", property: nil) { m in
+            m.entity("Shape", abstract: true) { e in e.attribute("name", .string) }
+            m.entity("Canvas") { e in e.toMany("shapes", "Shape") }
+        }
+        #expect(error?.description.contains("at Shape:") == true)
+        // Below an entity with sub-entities too: each abstract entity needs its own.
+        expectModelError(.abstractWithoutSubentities, entity: "Polygon", property: nil) { m in
+            m.entity("Shape", abstract: true)
+            m.entity("Circle", parent: "Shape")
+            m.entity("Polygon", parent: "Shape", abstract: true)
+        }
+    }
+
     @Test func descriptionNamesEntityAndProperty() throws {
         let error = try #require(expectModelError(.unknownDestination, entity: "Person", property: "pets") { m in
             m.entity("Person") { e in e.toMany("pets", "Pet") }

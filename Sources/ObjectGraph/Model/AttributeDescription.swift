@@ -54,6 +54,15 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
             }
         }
         self.patterns = patterns
+        if let contradiction = ValidationRule.contradiction(in: spec.rules) {
+            throw ModelError(.invalidRule, entity: entityName, property: spec.name, contradiction)
+        }
+        // Stores index only what they hold (a transient's index was silently dropped).
+        if spec.isIndexed && spec.isTransient {
+            throw ModelError(
+                .invalidConstraint, entity: entityName, property: spec.name,
+                "a transient attribute cannot be indexed: no store holds its values")
+        }
         if spec.type == .transformable && spec.transformer == nil {
             throw ModelError(
                 .invalidRule, entity: entityName, property: spec.name,
@@ -67,6 +76,17 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
                 self.defaultValue = converted
             } catch let error as ObjectGraphError {
                 throw ModelError(.invalidDefault, entity: entityName, property: spec.name, error.message)
+            }
+            // Such a default fails every new object's save until it is replaced.
+            var patternIndex = 0
+            for rule in spec.rules {
+                var pattern: CompiledPattern?
+                if case .pattern = rule { pattern = patterns[patternIndex]; patternIndex += 1 }
+                guard rule.admits(defaultValue, pattern: pattern) else {
+                    throw ModelError(
+                        .invalidDefault, entity: entityName, property: spec.name,
+                        "the default \(defaultValue) breaks the attribute's rule '\(rule)'")
+                }
             }
         } else {
             self.defaultValue = .null

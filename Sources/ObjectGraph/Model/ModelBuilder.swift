@@ -22,8 +22,9 @@ public final class ModelBuilder {
     init() {}
 
     /// Defines an entity. `parent` makes it a sub-entity that inherits the parent's properties;
-    /// `abstract` entities have no objects of their own; `as` binds a ``ManagedObject``
-    /// subclass whose instances represent the entity's objects.
+    /// `abstract` entities have no objects of their own, only of their sub-entities (so one
+    /// without sub-entities is refused); `as` binds a ``ManagedObject`` subclass whose
+    /// instances represent the entity's objects.
     public func entity(
         _ name: String, parent: String? = nil, abstract: Bool = false,
         as managedClass: ManagedObject.Type = ManagedObject.self,
@@ -38,8 +39,9 @@ public final class ModelBuilder {
                 uniquenessConstraints: builder.uniquenessConstraints))
     }
 
-    /// Names a configuration: the set of entities one store holds when several stores share a
-    /// coordinator. Entities outside every configuration live in the default one only.
+    /// Names a configuration (a non-empty name): the set of entities one store holds when
+    /// several stores share a coordinator. Entities outside every configuration live in the
+    /// default one only.
     public func configuration(_ name: String, entities: [String]) {
         configurations[name, default: []].append(contentsOf: entities)
     }
@@ -55,7 +57,9 @@ public final class EntityBuilder {
 
     /// Adds an attribute. Attributes are required unless `optional` (as in SwiftData, where a
     /// property is optional only when its Swift type is); `default` is converted as any value
-    /// would be, so a default of the wrong type is a model error.
+    /// would be, so a default of the wrong type, or one its own `rules` refuse, is a model
+    /// error. Rules that no value can pass (a minimum above the maximum) are refused, and so
+    /// is `indexed` with `transient`: stores index only what they hold.
     public func attribute(
         _ name: String, _ type: AttributeType, optional: Bool = false, default defaultValue: Any? = nil,
         rules: [ValidationRule] = [], indexed: Bool = false, transient: Bool = false
@@ -106,6 +110,7 @@ public final class EntityBuilder {
     }
 
     /// Declares that the combination of these attributes must be unique across the entity.
+    /// It names at least one attribute, each once, none transient (the store enforces it).
     public func unique(_ attributeNames: String...) {
         uniquenessConstraints.append(attributeNames)
     }

@@ -1,8 +1,9 @@
 /// A model that cannot be used: it names the entity and property at fault.
 ///
 /// Thrown when a ``ManagedObjectModel`` is built and checks itself (inverses that disagree,
-/// unknown destinations, duplicate names, bad defaults or rules), and by stores that find a
-/// model that does not match what they hold.
+/// unknown destinations, duplicate names, bad defaults, rules or constraints, abstract
+/// entities nothing can instantiate), and by stores that find a model that does not match
+/// what they hold.
 public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem the model has.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -21,9 +22,11 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let inverseMismatch = Code(rawValue: 4)
         /// An entity names a parent entity the model does not have, or inheritance forms a cycle.
         public static let unknownParent = Code(rawValue: 5)
-        /// A default value does not fit its attribute's type.
+        /// A default value does not fit its attribute's type, or breaks the attribute's own rules.
         public static let invalidDefault = Code(rawValue: 6)
-        /// A validation rule does not fit its attribute (a bad regex, a length rule on a number).
+        /// A validation rule does not fit its attribute (a bad regex, a length rule on a number),
+        /// or the rules contradict themselves (a minimum above the maximum, a negative length,
+        /// a NaN bound).
         public static let invalidRule = Code(rawValue: 7)
         /// A relationship joins entities that live in different stores (configurations).
         public static let crossStoreRelationship = Code(rawValue: 8)
@@ -35,6 +38,11 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unknownEntity = Code(rawValue: 11)
         /// A store holds data for a different model.
         public static let incompatibleModel = Code(rawValue: 12)
+        /// A uniqueness constraint or an index cannot be enforced: it names no attribute, the
+        /// same attribute twice, or a transient attribute (which no store holds).
+        public static let invalidConstraint = Code(rawValue: 13)
+        /// An abstract entity has no sub-entities, so it can never have an object.
+        public static let abstractWithoutSubentities = Code(rawValue: 14)
 
         /// The code's name, for messages.
         public var description: String {
@@ -51,6 +59,8 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             case .invalidCount: return "invalidCount"
             case .unknownEntity: return "unknownEntity"
             case .incompatibleModel: return "incompatibleModel"
+            case .invalidConstraint: return "invalidConstraint"
+            case .abstractWithoutSubentities: return "abstractWithoutSubentities"
             default: return "code \(rawValue)"
             }
         }

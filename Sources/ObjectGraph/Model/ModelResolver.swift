@@ -27,6 +27,11 @@ struct ModelResolver {
             specsByName[spec.name] = spec
         }
         for (configuration, members) in configurations {
+            // Refused as an empty entity or property name is: it is most likely a name that
+            // went missing, and no message could point at it.
+            guard !configuration.isEmpty else {
+                throw ModelError(.invalidName, "a configuration (holding \(members.joined(separator: ", "))) has an empty name")
+            }
             for member in members where specsByName[member] == nil {
                 throw ModelError(.unknownEntity, entity: member, "configuration '\(configuration)' names an entity the model does not have")
             }
@@ -74,6 +79,11 @@ struct ModelResolver {
 
         var children: [String: [String]] = [:]
         for spec in ordered { if let parent = spec.parent { children[parent, default: []].append(spec.name) } }
+        for spec in ordered where spec.isAbstract && children[spec.name] == nil {
+            throw ModelError(
+                .abstractWithoutSubentities, entity: spec.name,
+                "\(spec.name) is abstract and has no sub-entities, so it can never have an object")
+        }
         func hierarchy(_ name: String) -> Set<String> {
             var result: Set<String> = [name]
             for child in children[name] ?? [] { result.formUnion(hierarchy(child)) }
@@ -130,14 +140,34 @@ struct ModelResolver {
                     configurations: memberOf[spec.name] ?? [], uniquenessConstraints: spec.uniquenessConstraints,
                     versionHash: hash.hex, managedClass: spec.managedClass))
         }
-        for entity in result {
-            for constraint in entity.uniquenessConstraints {
-                for name in constraint where entity.attribute(named: name) == nil {
+        for entity in result { try checkUniquenessConstraints(of: entity) }
+        return result
+    }
+
+    /// Refuses a constraint no store can enforce. An empty one would make every two objects
+    /// collide; a transient attribute is in no store, so the check at save would fetch a
+    /// column that does not exist (SQLite failed the save) or compare unsaved objects only
+    /// (the atomic stores let a later save repeat a value).
+    private func checkUniquenessConstraints(of entity: EntityDescription) throws {
+        for constraint in entity.uniquenessConstraints {
+            guard !constraint.isEmpty else {
+                throw ModelError(.invalidConstraint, entity: entity.name, "a uniqueness constraint names no attribute")
+            }
+            var seen: Set<String> = []
+            for name in constraint {
+                guard let attribute = entity.attribute(named: name) else {
                     throw ModelError(.unknownEntity, entity: entity.name, property: name, "a uniqueness constraint names an attribute the entity does not have")
+                }
+                guard seen.insert(name).inserted else {
+                    throw ModelError(.invalidConstraint, entity: entity.name, property: name, "a uniqueness constraint names \(name) twice")
+                }
+                guard !attribute.isTransient else {
+                    throw ModelError(
+                        .invalidConstraint, entity: entity.name, property: name,
+                        "a uniqueness constraint names \(name), a transient attribute, which no store holds")
                 }
             }
         }
-        return result
     }
 
     private struct InverseInfo { var name: String; var slot: Int; var isToMany: Bool }

@@ -44,6 +44,55 @@ public enum ValidationRule: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension ValidationRule {
+    /// Why `rules` together admit no value, or check nothing, or `nil` when they are usable.
+    ///
+    /// A minimum above the maximum (or an earliest date after the latest) fails every value
+    /// but nil, as a maximum count below the minimum would; a negative length is no length; a
+    /// NaN bound compares with no number, so its rule never fails.
+    static func contradiction(in rules: [ValidationRule]) -> String? {
+        var minimum: Double?, maximum: Double?, minLength: Int?, maxLength: Int?, earliest: Date?, latest: Date?
+        for rule in rules {
+            switch rule {
+            case .minimum(let v), .maximum(let v):
+                if v.isNaN { return "rule '\(rule)' compares with no number, so it never fails" }
+                if case .minimum = rule { minimum = Swift.max(minimum ?? v, v) } else { maximum = Swift.min(maximum ?? v, v) }
+            case .minLength(let v), .maxLength(let v):
+                if v < 0 { return "rule '\(rule)' is negative" }
+                if case .minLength = rule { minLength = Swift.max(minLength ?? v, v) } else { maxLength = Swift.min(maxLength ?? v, v) }
+            case .earliest(let d): earliest = Swift.max(earliest ?? d, d)
+            case .latest(let d): latest = Swift.min(latest ?? d, d)
+            case .pattern: break
+            }
+        }
+        if let minimum, let maximum, minimum > maximum {
+            return "minimum \(minimum) is above maximum \(maximum): no value can pass"
+        }
+        if let minLength, let maxLength, minLength > maxLength {
+            return "minimum length \(minLength) is above maximum length \(maxLength): no string can pass"
+        }
+        if let earliest, let latest, earliest > latest {
+            return "earliest \(earliest.formatted(.iso8601)) is after latest \(latest.formatted(.iso8601)): no date can pass"
+        }
+        return nil
+    }
+
+    /// Whether `value` meets the rule, judged as the validator does at save (nil and values of
+    /// another kind are not the rule's to judge); `pattern` is a `.pattern` rule's compiled form.
+    func admits(_ value: AttributeValue, pattern: CompiledPattern?) -> Bool {
+        switch (self, value) {
+        case (.minimum(let bound), _): return Validator.number(value).map { !($0 < bound) } ?? true
+        case (.maximum(let bound), _): return Validator.number(value).map { !($0 > bound) } ?? true
+        case (.minLength(let bound), .string(let s)): return s.count >= bound
+        case (.maxLength(let bound), .string(let s)): return s.count <= bound
+        case (.pattern, .string(let s)): return pattern?.matchesWhole(s) ?? true
+        case (.earliest(let bound), .date(let d)): return !(d < bound)
+        case (.latest(let bound), .date(let d)): return !(d > bound)
+        default: return true
+        }
+    }
+}
+
 /// A compiled regular expression shared between threads.
 ///
 /// `NSRegularExpression` is documented as safe to use from several threads at once for
