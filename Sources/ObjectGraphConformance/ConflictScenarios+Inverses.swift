@@ -78,5 +78,39 @@ extension ConflictScenarios {
             }
             try checkOneOwner(env, ada: ada, expected: math, "refreshed")
         },
+        ConformanceScenario("relationships.failedSetToARowDeletedElsewhereChangesNothing") { env in
+            // A one-to-one set to a row another context deleted fails (objectNotFound) with
+            // nothing changed: the captain, and the old captain's side, stay as they were, and
+            // a save stores no half-moved pair naming a missing row.
+            let setup = env.newContext()
+            let (rosterID, captainID, goneID) = try setup.performAndWait { () throws -> (ObjectID, ObjectID, ObjectID) in
+                func player(_ name: String) throws -> ManagedObject {
+                    let player = try setup.insertObject(entityName: "Player")
+                    try player.setValue(name, forKey: "name")
+                    return player
+                }
+                let (first, second, gone) = (try player("p1"), try player("p2"), try player("gone"))
+                let roster = try setup.insertObject(entityName: "Roster")
+                try roster.setValue("r", forKey: "name")
+                try roster.setValue(first, forKey: "captain")
+                try roster.setValue([first, second], forKey: "players")
+                try setup.save()
+                return (roster.objectID, first.objectID, gone.objectID)
+            }
+            let reader = env.newContext()
+            let roster = try reader.performAndWait { try reader.existingObject(with: rosterID) }
+            let deleter = env.newContext()
+            try deleter.performAndWait { deleter.delete(deleter.object(with: goneID)); try deleter.save() }
+            try reader.performAndWait {
+                let error = try checkThrows(ObjectGraphError.self, "setting the captain to a deleted player") {
+                    try roster.setValue(reader.object(with: goneID), forKey: "captain")
+                }
+                try checkEqual(error.code, .objectNotFound, "the error")
+                try checkEqual((try roster.value(forKey: "captain") as? ManagedObject)?.objectID, captainID, "the captain is unchanged")
+                let captain = try reader.existingObject(with: captainID)
+                try checkEqual((try captain.value(forKey: "captainOf") as? ManagedObject)?.objectID, rosterID, "and still captains the roster")
+                try check(!reader.hasChanges, "the failed set left no change")
+            }
+        },
     ]
 }

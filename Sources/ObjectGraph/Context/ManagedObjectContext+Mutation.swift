@@ -53,6 +53,22 @@ extension ManagedObjectContext {
         try fulfillFaultIfNeeded(object)
         let old = object.toOneValues[relationship.slot]
         guard old != destination?.objectID else { return }
+        // A one-to-one reads its destination's row, and its previous partner's, before anything
+        // changes: a destination gone from the store then fails the set with nothing changed
+        // (it had already moved half of the pair, which the next save stored).
+        var previousPartner: ManagedObject? = nil
+        if let destination, let inverseSlot = relationship.inverseSlot, !relationship.inverseIsToMany {
+            try fulfillFaultIfNeeded(destination)
+            if let previous = destination.toOneValues[inverseSlot], previous != object.objectID {
+                let partner = registeredOrFault(previous)
+                do {
+                    try fulfillFaultIfNeeded(partner)
+                    previousPartner = partner
+                } catch let error as ObjectGraphError where error.code == .objectNotFound {
+                    // Gone already: nothing of it points at the destination any more.
+                }
+            }
+        }
         assignToOne(object, relationship, destination?.objectID)
         guard let inverseSlot = relationship.inverseSlot else { return }
         if let old {
@@ -67,14 +83,9 @@ extension ManagedObjectContext {
                 : destination.toManyStates[inverseSlot].addMirroring(object.objectID)
             if added { markUpdated(destination) }
         } else {
-            try fulfillFaultIfNeeded(destination)
             let inverse = model.inverse(of: relationship)!
-            if let previous = destination.toOneValues[inverseSlot], previous != object.objectID {
-                let previousObject = registeredOrFault(previous)
-                try fulfillFaultIfNeeded(previousObject)
-                if previousObject.toOneValues[relationship.slot] == destination.objectID {
-                    assignToOne(previousObject, relationship, nil)
-                }
+            if let previousPartner, previousPartner.toOneValues[relationship.slot] == destination.objectID {
+                assignToOne(previousPartner, relationship, nil)
             }
             assignToOne(destination, inverse, object.objectID)
         }
@@ -133,6 +144,9 @@ extension ManagedObjectContext {
                     "cannot insert at index \(index) of \(object.entity.name).\(relationship.name) (\(count) members)")
             }
         }
+        // A member whose to-one is the inverse is read before anything changes: one gone from
+        // the store fails the add with nothing changed.
+        if relationship.inverseSlot != nil && !relationship.inverseIsToMany { try fulfillFaultIfNeeded(destination) }
         noteUndoableChange(object)
         guard object.toManyStates[relationship.slot].add(destination.objectID, at: index) else {
             if let index { try moveToMany(object, relationship, destination, to: index) }
@@ -144,7 +158,6 @@ extension ManagedObjectContext {
             noteUndoableChange(destination)
             if destination.toManyStates[inverseSlot].addMirroring(object.objectID) { markUpdated(destination) }
         } else {
-            try fulfillFaultIfNeeded(destination)
             if let previous = destination.toOneValues[inverseSlot], previous != object.objectID {
                 let previousOwner = registeredOrFault(previous)
                 noteUndoableChange(previousOwner)
