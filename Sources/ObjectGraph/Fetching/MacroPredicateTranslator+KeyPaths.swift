@@ -40,6 +40,9 @@ extension MacroPredicateTranslator {
         func refuse(_ detail: String) -> ObjectGraphError {
             Self.error("the key path \(keyPath) of \(entity.name) (\(detail); only @Attribute and @Relationship properties and objectID are stored)")
         }
+        guard KeyPathProbe.canStandIn(for: Value.self, in: model) else {
+            throw refuse("no \(Value.self) can stand in for its value while the key path is found: give the attribute a default value, make the property optional, or make \(Value.self) CaseIterable")
+        }
         var result: MacroPath?
         for (value, accesses) in probe.read(keyPath, from: typed) {
             let step = try interpret(accesses, from: path, prototype: prototype, refuse: refuse)

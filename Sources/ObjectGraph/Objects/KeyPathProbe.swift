@@ -107,13 +107,47 @@ final class KeyPathProbe: @unchecked Sendable {
               case .attribute(let attribute) = probe.accesses[index].property
         else { return nil }
         let candidates = [attribute.defaultValue, placeholder(of: attribute.type, round: 1 - probe.round)]
-        var value = candidates.lazy.compactMap { Value.fromAttributeValue($0) }.first
-        if value == nil, let decodable = Value.self as? any Decodable.Type {
-            value = (try? decodable.init(from: PlaceholderDecoder())) as? Value
-        }
-        guard let value else { return nil }
+        guard let value = candidates.lazy.compactMap({ Value.fromAttributeValue($0) }).first ?? anyStandIn(Value.self, in: probe.model) else { return nil }
         probe.accesses[index].placeholder = value.attributeValue
         return value
+    }
+
+    /// A value of `Value` made without a stored one: an enumeration's first case, or one decoded
+    /// from empty values; `nil` when neither works.
+    private static func madeUp<Value>(_ type: Value.Type) -> Value? {
+        func firstCase<C: CaseIterable>(_ type: C.Type) -> Any? { type.allCases.first }
+        if let iterable = type as? any CaseIterable.Type, let first = firstCase(iterable) as? Value { return first }
+        if let decodable = type as? any Decodable.Type { return (try? decodable.init(from: PlaceholderDecoder())) as? Value }
+        return nil
+    }
+
+    /// Whether a probe reading a wrapper of type `Value` in `model` can be answered (see
+    /// ``fallback(_:for:)``): a placeholder of some attribute type converts to it, or some
+    /// attribute's default does, or one can be made up. When none can, reading the wrapper on
+    /// a prototype would stop the process, so a `#Predicate` reading it is refused first.
+    /// (Types that are not attribute values — objects, relationship collections, IDs — are
+    /// not read through a wrapper of this kind.)
+    static func canStandIn<Value>(for type: Value.Type, in model: ManagedObjectModel) -> Bool {
+        guard let convertible = type as? any AttributeValueConvertible.Type else { return true }
+        func check<V: AttributeValueConvertible>(_ type: V.Type) -> Bool { anyStandIn(V.self, in: model) != nil }
+        return check(convertible)
+    }
+
+    /// A `Value` from any placeholder, any attribute's default in `model`, or made up: what
+    /// ``fallback(_:for:)`` answers when the attribute's own candidates do not fit, so that
+    /// ``canStandIn(for:in:)`` holding means the fallback succeeds.
+    private static func anyStandIn<Value: AttributeValueConvertible>(_ type: Value.Type, in model: ManagedObjectModel) -> Value? {
+        for attributeType in AttributeType.allCases {
+            for round in 0...1 {
+                if let value = Value.fromAttributeValue(placeholder(of: attributeType, round: round)) { return value }
+            }
+        }
+        for entity in model.entities {
+            for attribute in entity.attributes {
+                if let value = Value.fromAttributeValue(attribute.defaultValue) { return value }
+            }
+        }
+        return madeUp(Value.self)
     }
 
     /// For a prototype: records the relationship and returns the objects the accessor should
@@ -163,6 +197,11 @@ private struct PlaceholderDecoder: Decoder {
         switch type {
         case is String.Type: return "" as! T
         case is Bool.Type: return false as! T
+        // (Decoded from an empty string these throw; any value of theirs will do.)
+        case is UUID.Type: return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) as! T
+        case is Date.Type: return Date(timeIntervalSinceReferenceDate: 0) as! T
+        case is URL.Type: return URL(fileURLWithPath: "/") as! T
+        case is Data.Type: return Data() as! T
         case let numeric as any (Numeric & Decodable).Type: return numeric.zeroValue as! T
         default: return try T(from: PlaceholderDecoder(codingPath: codingPath))
         }
