@@ -258,8 +258,16 @@ struct MacroPredicateTranslator {
                 throw Self.error("a condition compared with something other than true, false, nil or another condition")
             }
         case (let a?, let b?):
-            let x = a.1.map { Self.and($0, a.0) } ?? a.0, y = b.1.map { Self.and($0, b.0) } ?? b.0
-            result = Self.or(Self.and(x, y), Self.and(.not(x), .not(y)))
+            // Swift's == on two optional Booleans: both nil, or both present and equal. (Folding
+            // each side into "present and true" made nil equal false, so `x?.c == y?.d` held
+            // when one side was nil and the other false.)
+            let same = Self.or(Self.and(a.0, b.0), Self.and(.not(a.0), .not(b.0)))
+            switch (a.1, b.1) {
+            case (nil, nil): result = same
+            case (let present?, nil), (nil, let present?): result = Self.and(present, same)
+            case (let first?, let second?):
+                result = Self.or(Self.and(.not(first), .not(second)), Self.and(Self.and(first, second), same))
+            }
         }
         return negated ? .not(result) : result
     }

@@ -1,0 +1,30 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+/// Optional conditions compared with each other answer as Swift's `==` on optional Booleans
+/// does: equal when both are nil, or both present and equal — nil is not false.
+@Suite("#Predicate: optional conditions compared")
+struct MacroPredicateOptionalTests {
+    /// The writers `predicate` holds for, evaluated by Swift itself on every writer.
+    static func swiftNames(_ fixture: MacroFixture, _ predicate: Predicate<Writer>) throws -> [String] {
+        try fixture.context.performAndWait {
+            try fixture.context.fetch(FetchRequest<Writer>()).filter { try predicate.evaluate($0) }.map(\.name).sorted()
+        }
+    }
+
+    @Test("x?.contains(a) == y?.z?.contains(b), and !=, fetch what Swift's filter keeps")
+    func optionalConditionsCompared() throws {
+        let fixture = try MacroFixture()
+        let equal = #Predicate<Writer> { $0.nickname?.contains("o") == $0.imprint?.city?.contains("o") }
+        let unequal = #Predicate<Writer> { $0.nickname?.contains("o") != $0.imprint?.city?.contains("o") }
+        let constant = #Predicate<Writer> { $0.nickname?.contains("o") == true }
+        for predicate in [equal, unequal, constant] {
+            let expected = try Self.swiftNames(fixture, predicate)
+            #expect(try fixture.names(FetchRequest(predicate: predicate)) == expected)
+        }
+        // The fixture has writers on each side of the question (else the checks prove little).
+        let kept = try Self.swiftNames(fixture, equal), dropped = try Self.swiftNames(fixture, unequal)
+        #expect(!kept.isEmpty && !dropped.isEmpty)
+    }
+}
