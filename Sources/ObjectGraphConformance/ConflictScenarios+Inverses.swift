@@ -112,5 +112,31 @@ extension ConflictScenarios {
                 try check(!reader.hasChanges, "the failed set left no change")
             }
         },
+        ConformanceScenario("relationships.oneWayToOneToARowDeletedElsewhereIsNotSaved") { env in
+            // A to-one without an inverse set to a locker another context deleted: the save
+            // fails with objectNotFound, and the store never names the missing locker.
+            let setup = env.newContext()
+            let (studentID, lockerID) = try setup.performAndWait { () throws -> (ObjectID, ObjectID) in
+                let student = Student(context: setup); student.name = "Ada"
+                let locker = Locker(context: setup); locker.number = 7
+                try setup.save()
+                return (student.objectID, locker.objectID)
+            }
+            let reader = env.newContext()
+            let student: Student = try load(studentID, in: reader)
+            let deleter = env.newContext()
+            try deleter.performAndWait { deleter.delete(deleter.object(with: lockerID)); try deleter.save() }
+            try reader.performAndWait {
+                student.locker = (reader.object(with: lockerID) as! Locker)
+                let error = try checkThrows(ObjectGraphError.self, "saving a reference to the deleted locker") { try reader.save() }
+                try checkEqual(error.code, .objectNotFound, "the error")
+                student.locker = nil
+                try reader.save()
+            }
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                try checkEqual(try fresh.count(for: FetchRequest<Student>(predicate: try FetchPredicate(format: "locker != nil"))), 0, "no student names a locker")
+            }
+        },
     ]
 }

@@ -32,9 +32,35 @@ extension ManagedObjectContext {
         try validator.validate(changed: inserted + updated, deleted: deleted)
         if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
 
+        try checkOneWayToOnes(inserted + updated)
         try obtainPermanentIDs(for: inserted, areAllInserted: true)
         // Version conflicts are resolved by the merge policy (ManagedObjectContext+Conflicts).
         try sendSave(inserted: inserted, updated: updated, deleted: deleted)
+    }
+
+    /// Checks that every to-one without an inverse that `objects` set names a stored row. Such a
+    /// to-one names its destination by ID alone: nothing moves when that row is deleted, so one
+    /// set to an object another context had deleted was stored naming a missing row (and a typed
+    /// read of it stopped the process). A to-one with an inverse is checked through the
+    /// destination's version instead (its to-many changes). Destinations still faults are read
+    /// in one round trip; a loaded one had its row when it was read.
+    private func checkOneWayToOnes(_ objects: [ManagedObject]) throws {
+        var references: [(source: ManagedObject, relationship: RelationshipDescription, destination: ManagedObject)] = []
+        for object in objects where !object.isFaultStorage {
+            for relationship in object.entity.toOneRelationships where !relationship.hasInverse && !relationship.isTransient {
+                guard object.isInsertedStorage || object.changedToOneSlots.contains(relationship.slot),
+                      let id = object.toOneValues[relationship.slot], !id.isTemporary else { continue }
+                let destination = registeredOrFault(id)
+                if destination.isFaultStorage { references.append((object, relationship, destination)) }
+            }
+        }
+        guard !references.isEmpty else { return }
+        try fulfillFaults(references.map(\.destination))
+        if let gone = references.first(where: { $0.destination.isFaultStorage }) {
+            throw ObjectGraphError(
+                .objectNotFound, objectID: gone.source.objectID, key: gone.relationship.name,
+                "\(gone.source.objectID).\(gone.relationship.name) names \(gone.destination.objectID), which the store no longer holds (deleted by another context?)")
+        }
     }
 
     /// Clears references to objects inserted and deleted before this save.
