@@ -32,7 +32,7 @@ extension ManagedObjectContext {
         try validator.validate(changed: inserted + updated, deleted: deleted)
         if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
 
-        try checkOneWayToOnes(inserted + updated)
+        try checkOneWayToOnes(inserted, updated)
         try obtainPermanentIDs(for: inserted, areAllInserted: true)
         // Version conflicts are resolved by the merge policy (ManagedObjectContext+Conflicts).
         try sendSave(inserted: inserted, updated: updated, deleted: deleted)
@@ -44,16 +44,27 @@ extension ManagedObjectContext {
     /// read of it stopped the process). A to-one with an inverse is checked through the
     /// destination's version instead (its to-many changes). Destinations still faults are read
     /// in one round trip; a loaded one had its row when it was read.
-    private func checkOneWayToOnes(_ objects: [ManagedObject]) throws {
+    private func checkOneWayToOnes(_ inserted: [ManagedObject], _ updated: [ManagedObject]) throws {
         var references: [(source: ManagedObject, relationship: RelationshipDescription, destination: ManagedObject)] = []
-        for object in objects where !object.isFaultStorage {
-            for relationship in object.entity.toOneRelationships where !relationship.hasInverse && !relationship.isTransient {
+        // Per entity, its one-way to-ones (most entities have none: a bulk insert's objects are
+        // then skipped after one comparison each, unretained).
+        var last: (entity: ObjectIdentifier, oneWay: [RelationshipDescription])?
+        func visit(_ object: ManagedObject) {
+            guard !object.isFaultStorage else { return }
+            let entity = object.entity
+            if last?.entity != ObjectIdentifier(entity) {
+                last = (ObjectIdentifier(entity), entity.toOneRelationships.filter { !$0.hasInverse && !$0.isTransient })
+            }
+            guard let oneWay = last?.oneWay, !oneWay.isEmpty else { return }
+            for relationship in oneWay {
                 guard object.isInsertedStorage || object.changedToOneSlots.contains(relationship.slot),
                       let id = object.toOneValues[relationship.slot], !id.isTemporary else { continue }
                 let destination = registeredOrFault(id)
                 if destination.isFaultStorage { references.append((object, relationship, destination)) }
             }
         }
+        inserted.forEachUnretained(visit)
+        updated.forEachUnretained(visit)
         guard !references.isEmpty else { return }
         try fulfillFaults(references.map(\.destination))
         if let gone = references.first(where: { $0.destination.isFaultStorage }) {
