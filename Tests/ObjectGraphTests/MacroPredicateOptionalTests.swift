@@ -27,4 +27,21 @@ struct MacroPredicateOptionalTests {
         let kept = try Self.swiftNames(fixture, equal), dropped = try Self.swiftNames(fixture, unequal)
         #expect(!kept.isEmpty && !dropped.isEmpty)
     }
+
+    @Test("a filtered count through an absent to-one is refused unless '?? 0' says what nil means; with it, Swift's answer")
+    func filteredCountThroughAnOptionalToOne() throws {
+        let fixture = try MacroFixture()
+        // In Swift this is nil == 0, false, for a writer without an imprint; counted, it was 0.
+        let bare = #Predicate<Writer> { $0.imprint?.writers.filter { $0.active }.count == 0 }
+        do {
+            _ = try fixture.names(FetchRequest(predicate: bare))
+            Issue.record("translated a count that Swift gives as nil for writers without an imprint")
+        } catch let error as ObjectGraphError {
+            #expect(error.code == .invalidFetch)
+        }
+        let defaulted = #Predicate<Writer> { ($0.imprint?.writers.filter { $0.active }.count ?? 0) == 0 }
+        let expected = try Self.swiftNames(fixture, defaulted)
+        #expect(try fixture.names(FetchRequest(predicate: defaulted)) == expected)
+        #expect(!expected.isEmpty)
+    }
 }

@@ -173,7 +173,8 @@ extension PredicateExpressions.OptionalFlatMap: MacroTranslatable {
         let result = try t.term(transform)
         let presence = MacroPredicateTranslator.isNil(try t.operand(base), false)
         switch result {
-        case .path, .operand: return result
+        case .path: return result
+        case .operand(let operand, let scope): return .optionalOperand(operand, scope: scope)
         case .predicate(let p): return .optionalPredicate(p, presence: presence)
         case .optionalPredicate(let p, let inner): return .optionalPredicate(p, presence: MacroPredicateTranslator.and(presence, inner))
         default: throw MacroPredicateTranslator.error("optional chaining that does not end in a key path or a condition")
@@ -192,6 +193,8 @@ extension PredicateExpressions.NilCoalesce: MacroTranslatable {
             return .predicate(otherwise ? MacroPredicateTranslator.or(.not(presence), p) : MacroPredicateTranslator.and(presence, p))
         case (.operand, .constant(.integer(0))):
             return value  // a SUBQUERY count through an absent to-one is already 0
+        case (.optionalOperand(let operand, let scope), .constant(.integer(0))):
+            return .operand(operand, scope: scope)
         default:
             throw MacroPredicateTranslator.error("'??' other than a key path or an optional condition with a captured fallback")
         }

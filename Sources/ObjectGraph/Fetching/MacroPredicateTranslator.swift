@@ -57,6 +57,10 @@ enum MacroTerm {
     case filtered(MacroPath, FetchPredicate)
     /// A computed operand (`SUBQUERY(…).@count`) valid in `scope`.
     case operand(PredicateOperand, scope: Int)
+    /// A computed operand reached through optional chaining (`$0.imprint?.writers.filter {…}
+    /// .count`): `nil` in Swift when the chain is absent, where the operand counts 0. Only
+    /// `?? 0` makes it an operand again; anything else is refused, not answered as if it were 0.
+    case optionalOperand(PredicateOperand, scope: Int)
     /// A captured value with no stored form; only its type name is kept, for messages.
     case opaque(String)
 }
