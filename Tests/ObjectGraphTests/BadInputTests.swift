@@ -162,4 +162,23 @@ struct BadInputTests {
         #expect(ObjectID(uri: noStore) == nil, "no store")
         #expect(ObjectID(uri: noKey) == nil, "not a key")
     }
+
+    @Test("a class bound to two entities is refused when the model is built")
+    func classBoundTwice() {
+        do {
+            _ = try ManagedObjectModel { m in
+                m.entity("First", as: BoundTwice.self) { e in e.attribute("name", .string, optional: true) }
+                m.entity("Second", as: BoundTwice.self) { e in e.attribute("name", .string, optional: true) }
+            }
+            Issue.record("a class bound to two entities was accepted")
+        } catch let error as ModelError {
+            #expect(error.code == .duplicateName && error.entity == "Second")
+            #expect(error.message.contains("First") && error.message.contains("Second"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
 }
+
+/// A class a test binds to two entities.
+final class BoundTwice: ManagedObject {}

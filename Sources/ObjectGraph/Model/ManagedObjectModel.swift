@@ -38,7 +38,12 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         for entity in resolved {
             byName[entity.name] = entity
             if entity.managedClass != ManagedObject.self {
-                byClass[IdentityKey(entity.managedClass)] = entity
+                // One class, one entity: bound twice, the last binding won, and `Class(context:)`
+                // and `FetchRequest<Class>` silently meant only that entity.
+                if let first = byClass.updateValue(entity, forKey: IdentityKey(entity.managedClass)) {
+                    throw ModelError(.duplicateName, entity: entity.name,
+                                     "\(entity.managedClass) is bound to both \(first.name) and \(entity.name); a class names one entity")
+                }
             }
         }
         self.entitiesByName = byName
