@@ -112,7 +112,8 @@ extension SQLiteStore {
             }
         }
         let deletions = try deletionsByRoot(changes.deleted).map { root, rows in
-            (root, SQLiteSchema.onlyEntity(ofRoot: root, in: model) != nil ? rows : try rowsOfTheirEntity(rows, root: root, connection))
+            // (A table of one entity, known from its reader's plan, needs no check.)
+            (root, rowReaders[root]?.single != nil ? rows : try rowsOfTheirEntity(rows, root: root, connection))
         }
         for (root, rows) in deletions {
             try forEachChunk(of: rows) { chunk in

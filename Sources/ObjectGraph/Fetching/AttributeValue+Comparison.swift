@@ -8,23 +8,25 @@ extension AttributeValue {
     /// when either is NaN (see ``AttributeValue/isNaN``): as in IEEE 754, NaN is neither
     /// less than, equal to, nor greater than anything, so every comparison with it is false.
     public static func compare(_ lhs: AttributeValue, _ rhs: AttributeValue) -> ComparisonResult? {
-        if lhs.isNaN || rhs.isNaN { return nil }
+        // (NaN is checked in the cases of the kinds that hold one, not up front for every
+        // comparison: sorting strings or integers then pays nothing for it.)
         switch (lhs, rhs) {
         case (.integer(let a), .integer(let b)): return order(a, b)
-        case (.double(let a), .double(let b)): return order(a, b)
+        case (.double(let a), .double(let b)): return a.isNaN || b.isNaN ? nil : order(a, b)
         case (.integer(let a), .double(let b)): return compareMixed(a, b)
         case (.double(let a), .integer(let b)): return compareMixed(b, a).map(flip)
-        case (.decimal(let a), .decimal(let b)): return order(a, b)
-        case (.decimal(let a), .integer(let b)): return order(a, Decimal(b))
-        case (.integer(let a), .decimal(let b)): return order(Decimal(a), b)
-        case (.decimal(let a), .double(let b)): return order(NSDecimalNumber(decimal: a).doubleValue, b)
-        case (.double(let a), .decimal(let b)): return order(a, NSDecimalNumber(decimal: b).doubleValue)
+        case (.decimal(let a), .decimal(let b)): return a.isNaN || b.isNaN ? nil : order(a, b)
+        case (.decimal(let a), .integer(let b)): return a.isNaN ? nil : order(a, Decimal(b))
+        case (.integer(let a), .decimal(let b)): return b.isNaN ? nil : order(Decimal(a), b)
+        case (.decimal(let a), .double(let b)): return a.isNaN || b.isNaN ? nil : order(NSDecimalNumber(decimal: a).doubleValue, b)
+        case (.double(let a), .decimal(let b)): return a.isNaN || b.isNaN ? nil : order(a, NSDecimalNumber(decimal: b).doubleValue)
         case (.string(let a), .string(let b)): return compareStrings(a, b)
         case (.bool(let a), .bool(let b)): return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending)
         // Booleans compare with the integers 0 and 1, as NSPredicate's `flag == 1` does.
         case (.bool(let a), .integer(let b)): return order(Int64(a ? 1 : 0), b)
         case (.integer(let a), .bool(let b)): return order(a, Int64(b ? 1 : 0))
-        case (.date(let a), .date(let b)): return order(a, b)
+        case (.date(let a), .date(let b)):
+            return a.timeIntervalSinceReferenceDate.isNaN || b.timeIntervalSinceReferenceDate.isNaN ? nil : order(a, b)
         case (.data(let a), .data(let b)):
             return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
         case (.uuid(let a), .uuid(let b)): return order(a.uuidString, b.uuidString)

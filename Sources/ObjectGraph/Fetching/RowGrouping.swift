@@ -30,10 +30,10 @@ enum RowGrouping {
     /// its equals (and a NaN is stored as its bits). (A key path's values are all of one kind,
     /// so the stand-in meets no real value of its kind.)
     static func groupable(_ value: AttributeValue) -> AttributeValue {
+        func bits(_ v: Double) -> AttributeValue { .data(withUnsafeBytes(of: v.bitPattern) { Data($0) }) }
         switch value {
-        case .double(let v) where v.isNaN: return .data(withUnsafeBytes(of: v.bitPattern) { Data($0) })
-        case .date(let d) where d.timeIntervalSinceReferenceDate.isNaN:
-            return .data(withUnsafeBytes(of: d.timeIntervalSinceReferenceDate.bitPattern) { Data($0) })
+        case .double(let v) where v.isNaN: return bits(v)
+        case .date(let d) where d.timeIntervalSinceReferenceDate.isNaN: return bits(d.timeIntervalSinceReferenceDate)
         case .decimal(let d) where d.isNaN: return .string("NaN")
         default: return value
         }

@@ -129,8 +129,7 @@ final class KeyPathProbe: @unchecked Sendable {
     /// not read through a wrapper of this kind.)
     static func canStandIn<Value>(for type: Value.Type, in model: ManagedObjectModel) -> Bool {
         guard let convertible = type as? any AttributeValueConvertible.Type else { return true }
-        func check<V: AttributeValueConvertible>(_ type: V.Type) -> Bool { anyStandIn(V.self, in: model) != nil }
-        return check(convertible)
+        return anyStandIn(convertible, in: model) != nil
     }
 
     /// A `Value` from any placeholder, any attribute's default in `model`, or made up: what
