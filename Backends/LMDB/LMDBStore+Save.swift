@@ -195,6 +195,7 @@ extension LMDBStore {
         let sourceEntry = try memberEntry(change.source)
         var removed: [ObjectID] = []
         var added: [ObjectID] = []
+        added.reserveCapacity(change.added.count)
         if LMDBLayout.keepsList(relationship) {
             let before = try members(relationship, of: sourceKey, in: txn)
             var after = before

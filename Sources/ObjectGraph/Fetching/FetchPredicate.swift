@@ -49,7 +49,11 @@ public struct PredicateComparison: Sendable, Hashable {
 }
 
 /// An operand of a comparison.
-public indirect enum PredicateOperand: Sendable, Hashable {
+///
+/// Only the subquery case is boxed: a whole `indirect` enum allocated every key path and
+/// constant of every predicate built, and freed them again (with the comparison's box, a sixth
+/// of counting one chat's messages on LMDB, perf).
+public enum PredicateOperand: Sendable, Hashable {
     /// A key path from the evaluated object: `"name"`, `"chat.title"`.
     case keyPath(String)
     /// A constant value.
@@ -64,7 +68,7 @@ public indirect enum PredicateOperand: Sendable, Hashable {
     case evaluatedObject
     /// `SUBQUERY(collection, $variable, predicate).@count`: how many members of the to-many
     /// key path `collection` satisfy `predicate` (whose key paths start at the member).
-    case subqueryCount(collection: String, variable: String, predicate: FetchPredicate)
+    indirect case subqueryCount(collection: String, variable: String, predicate: FetchPredicate)
 
     /// A key path expression.
     public static func key(_ path: String) -> PredicateOperand { .keyPath(path) }
