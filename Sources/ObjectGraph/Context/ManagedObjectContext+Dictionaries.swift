@@ -99,7 +99,12 @@ extension ManagedObjectContext {
     private func storeGroups<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn], shared: FetchedRow.Columns) throws -> [FetchedRow]? {
         guard !request.propertiesToGroupBy.isEmpty || columns.contains(where: \.isAggregate) else { return nil }
         try processPendingChanges()
-        if request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) { return nil }
+        if request.includesPendingChanges, try pendingChangesMatter(request, entity: entity) { return nil }
+        // Keys and columns read through relationships take the related objects' unsaved values.
+        if request.includesPendingChanges && !(insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty) {
+            let keys = try request.propertiesToGroupBy.map { try ResolvedKeyPath.resolve($0, from: entity, in: model) }
+            if keys.contains(where: { !$0.steps.isEmpty }) || columns.contains(where: { $0.path.map { !$0.steps.isEmpty } ?? false }) { return nil }
+        }
         var aggregates: [StoreAggregate] = []
         var sources: [GroupColumnSource] = []
         for column in columns {

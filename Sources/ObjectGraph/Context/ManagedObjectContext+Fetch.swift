@@ -124,7 +124,7 @@ extension ManagedObjectContext {
         try checkQueue("count(for:)")
         try processPendingChanges()
         let entity = try fetchEntity(of: request)
-        if request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) {
+        if request.includesPendingChanges, try pendingChangesMatter(request, entity: entity) {
             return try executeFetch(request).answer.ids.count
         }
         // `toOne == object` with nothing else asked: the store's own count when it keeps the
@@ -162,6 +162,48 @@ extension ManagedObjectContext {
         return storeRequest
     }
 
+    /// Whether unsaved changes could alter the answer to `request`: changes to objects of the
+    /// fetched entity, or, when its predicate or sort keys read other objects through
+    /// relationships (`schoolClass.title`, `ANY subjects.name`), changes to any object — a
+    /// class renamed without saving changes which students match `schoolClass.title == …`.
+    func pendingChangesMatter<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> Bool {
+        if insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty { return false }
+        if hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) { return true }
+        return try readsRelatedObjects(makeStoreRequest(request, entity: entity))
+    }
+
+    /// Whether the predicate or a sort key of `storeRequest` reads values of objects other than
+    /// the one evaluated (through a relationship step, an aggregate or a SUBQUERY).
+    func readsRelatedObjects(_ storeRequest: StoreFetchRequest) throws -> Bool {
+        if storeRequest.predicate == nil && storeRequest.sortKeys.isEmpty { return false }
+        let compiled = try storeRequest.compiled(in: model)
+        if compiled.sort.keys.contains(where: { !$0.path.steps.isEmpty }) { return true }
+        func reads(_ path: ResolvedKeyPath) -> Bool {
+            switch path.terminal {
+            case .attribute, .relationship: return !path.steps.isEmpty
+            case .count: return path.steps.count > 1
+            case .aggregate: return true
+            }
+        }
+        func reads(_ operand: CompiledOperand) -> Bool {
+            switch operand {
+            case .keyPath(let path): return reads(path)
+            case .list(let items): return items.contains(where: reads)
+            case .subqueryCount: return true
+            case .constant, .object, .evaluatedObject: return false
+            }
+        }
+        func reads(_ predicate: CompiledPredicate) -> Bool {
+            switch predicate {
+            case .constant: return false
+            case .and(let parts), .or(let parts): return parts.contains(where: reads)
+            case .not(let inner): return reads(inner)
+            case .comparison(let c): return reads(c.left) || reads(c.right)
+            }
+        }
+        return compiled.predicate.map(reads) ?? false
+    }
+
     func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
         // (Nothing pending, the usual case, is answered before the entity's names are taken.)
         if insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty { return false }
@@ -177,11 +219,20 @@ extension ManagedObjectContext {
         try processPendingChanges()
         let entity = try fetchEntity(of: request)
         var storeRequest = try makeStoreRequest(request, entity: entity)
-        guard request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) else {
+        let ownChanges = request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities)
+        // Changes elsewhere matter when the predicate or the order reads related objects: the
+        // store's answer is then about their saved values, so every row is evaluated here.
+        // (Conservative: any unsaved change counts, as a related object may be of the fetched
+        // entity itself, a manager's name for `manager.name == …`.)
+        let anyChanges = !(insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty)
+        let readsRelated = request.includesPendingChanges && anyChanges ? try readsRelatedObjects(storeRequest) : false
+        guard ownChanges || readsRelated else {
             statisticsStorage.storeRoundTrips += 1
             return (entity, try coordinator.fetch(storeRequest, installsRows: !request.returnsObjectsAsFaults))
         }
         // Unsaved changes: ask the store for every match, then correct the set in memory.
+        let compiled = try storeRequest.compiled(in: model).predicate
+        if readsRelated { storeRequest.predicate = nil }
         storeRequest.offset = 0
         storeRequest.limit = nil
         storeRequest.sortKeys = []
@@ -191,13 +242,19 @@ extension ManagedObjectContext {
         let tokens = request.includesSubentities ? entity.hierarchyTokens : [entity.nameToken]
         let source = ObjectRowSource(context: self)
         let evaluator = PredicateEvaluator(source: source)
-        let compiled = try storeRequest.compiled(in: model).predicate
         func matches(_ object: ManagedObject) throws -> Bool {
             guard let compiled else { return true }
             return try evaluator.evaluate(compiled, on: object)
         }
         var candidates = OrderedSet<ObjectID>()
-        for id in stored where !isDeletedHere(id) && updatedStorage[id] == nil { candidates.append(id) }
+        if readsRelated && compiled != nil {
+            // The store matched nothing: each unchanged row is evaluated on live objects.
+            let unchanged = stored.filter { !isDeletedHere($0) && updatedStorage[$0] == nil }.map(registeredOrFault)
+            try fulfillFaults(unchanged)
+            for object in unchanged where try matches(object) { candidates.append(object.objectID) }
+        } else {
+            for id in stored where !isDeletedHere(id) && updatedStorage[id] == nil { candidates.append(id) }
+        }
         for (id, object) in updatedStorage where tokens.contains(id.entityToken) {
             if try matches(object) { candidates.append(id) }
         }
