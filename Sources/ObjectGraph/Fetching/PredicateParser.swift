@@ -351,6 +351,8 @@ struct PredicateParser {
         if case Optional<Any>.none = argument as Any? { return .constant(.null) }
         switch argument {
         case let v as AttributeValue: return .constant(v)
+        // NSPredicate's nil inside collections (`x IN %@` with `[1, NSNull()]`).
+        case is NSNull: return .constant(.null)
         case let v as ObjectID: return .object(v)
         case let v as ManagedObject: return .object(v.objectID)
         case let v as Bool: return .constant(.bool(v))
