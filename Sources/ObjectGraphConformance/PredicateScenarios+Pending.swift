@@ -160,5 +160,55 @@ extension PredicateScenarios {
             try classes("students.@count == 0", ["Physics"])
             try students("ANY subjects.name == 'Music'", ["Zoe"])
         },
+        ConformanceScenario("predicates.pendingChanges.relatedValues") { env in
+            // Unsaved values of related objects count, as a save would make them count: the
+            // store's answer is about the saved ones (renaming a class left its students out
+            // of `schoolClass.title == <new title>` on every store; an audit).
+            try seedSchool(env)
+            let context = env.newContext()
+            let students = { (format: String, expected: [String]) in try expect(context, "Student", "name", format, are: expected) }
+            let classes = { (format: String, expected: [String]) in try expect(context, "SchoolClass", "title", format, are: expected) }
+            try context.performAndWait {
+                let math = try context.fetch(FetchRequest<SchoolClass>(predicate: try FetchPredicate(format: "title == 'Math'")))[0]
+                math.title = "Zebra"
+            }
+            try checkEqual(try page(context, "schoolClass.title == 'Zebra'"), ["Ada", "Bob", "alan"].sorted(), "a renamed class's students, no Student changed")
+            try checkEqual(try page(context, "schoolClass.title == 'Math'"), [], "and none under the old title")
+            try checkEqual(try page(context, "schoolClass != nil", order: [SortKey("schoolClass.title"), SortKey("name")], limit: 1), ["Grace"], "sorted by the new title: Physics first")
+            try context.performAndWait {
+                var grouped = FetchRequest<Student>()
+                grouped.propertiesToFetch = [.key("schoolClass.title", as: "title"), .count(as: "n")]
+                grouped.propertiesToGroupBy = ["schoolClass.title"]
+                grouped.predicate = try FetchPredicate(format: "schoolClass != nil")
+                let groups = try context.fetchDictionaries(grouped).map { "\($0["title"] ?? .null)=\($0["n"] ?? .null)" }.sorted()
+                try checkEqual(groups, ["\(AttributeValue.string("Physics"))=\(AttributeValue.integer(1))", "\(AttributeValue.string("Zebra"))=\(AttributeValue.integer(3))"], "grouped by the new title")
+                let logic = try context.fetch(FetchRequest<Subject>(predicate: try FetchPredicate(format: "name == 'Logic'")))[0]
+                logic.name = "Logik"
+                let grace = try context.fetch(FetchRequest<Student>(predicate: try FetchPredicate(format: "name == 'Grace'")))[0]
+                grace.age = 20
+            }
+            try students("ANY subjects.name == 'Logik'", ["Ada", "Grace"])
+            try students("ANY subjects.name == 'Logic'", [])
+            try classes("students.@max.age == 85", [])
+            try classes("SUBQUERY(students, $s, $s.age < 25).@count > 0", ["Physics"])
+            // A related object of the fetched entity itself: the manager renamed, the report
+            // unchanged.
+            let writer = env.newContext()
+            try writer.performAndWait {
+                let kim = Employee(context: writer); kim.name = "Kim"
+                let lee = Employee(context: writer); lee.name = "Lee"; lee.manager = kim
+                try writer.save()
+            }
+            let employees = env.newContext()
+            try employees.performAndWait {
+                let kim = try employees.fetch(FetchRequest<Employee>(predicate: try FetchPredicate(format: "name == 'Kim'")))[0]
+                kim.name = "Kai"
+            }
+            try expect(employees, "Employee", "name", "manager.name == 'Kai'", are: ["Lee"])
+            try context.performAndWait { try context.save() }
+            try students("schoolClass.title == 'Zebra'", ["Ada", "Bob", "alan"])
+            try students("ANY subjects.name == 'Logik'", ["Ada", "Grace"])
+            try classes("SUBQUERY(students, $s, $s.age < 25).@count > 0", ["Physics"])
+        },
     ]
 }

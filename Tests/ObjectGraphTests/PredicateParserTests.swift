@@ -148,4 +148,13 @@ struct PredicateParserTests {
             #expect(badAggregate?.code == .invalidFetch)
         }
     }
+
+    @Test("NSNull in a substitution argument is nil, as NSPredicate has it")
+    func nsNullArgumentIsNil() throws {
+        // (It was refused: "expected a value, object, object ID or collection for %@".)
+        let predicate = try FetchPredicate(format: "age IN %@", argumentArray: [[20, NSNull()] as [Any]])
+        guard case .comparison(let comparison) = predicate else { Issue.record("not a comparison: \(predicate)"); return }
+        #expect(comparison.right == .list([.constant(.integer(20)), .constant(.null)]))
+        #expect(try FetchPredicate(format: "age == %@", NSNull()) == FetchPredicate(format: "age == nil"))
+    }
 }

@@ -102,8 +102,10 @@ extension ManagedObjectContext {
         if request.includesPendingChanges, try pendingChangesMatter(request, entity: entity) { return nil }
         // Keys and columns read through relationships take the related objects' unsaved values.
         if request.includesPendingChanges && !(insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty) {
-            let keys = try request.propertiesToGroupBy.map { try ResolvedKeyPath.resolve($0, from: entity, in: model) }
-            if keys.contains(where: { !$0.steps.isEmpty }) || columns.contains(where: { $0.path.map { !$0.steps.isEmpty } ?? false }) { return nil }
+            var tokens = Set<UInt32>()
+            for key in request.propertiesToGroupBy { addRelatedEntityTokens(of: try ResolvedKeyPath.resolve(key, from: entity, in: model), to: &tokens) }
+            for column in columns { if let path = column.path { addRelatedEntityTokens(of: path, to: &tokens) } }
+            if hasPendingChanges(inTokens: tokens) { return nil }
         }
         var aggregates: [StoreAggregate] = []
         var sources: [GroupColumnSource] = []

@@ -163,54 +163,66 @@ extension ManagedObjectContext {
     }
 
     /// Whether unsaved changes could alter the answer to `request`: changes to objects of the
-    /// fetched entity, or, when its predicate or sort keys read other objects through
-    /// relationships (`schoolClass.title`, `ANY subjects.name`), changes to any object — a
-    /// class renamed without saving changes which students match `schoolClass.title == …`.
+    /// fetched entity, or to objects of an entity its predicate or sort keys read through
+    /// relationships (`schoolClass.title`, `ANY subjects.name`) — a class renamed without
+    /// saving changes which students match `schoolClass.title == …`.
     func pendingChangesMatter<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> Bool {
         if insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty { return false }
         if hasPendingChanges(in: entity, includesSubentities: request.includesSubentities) { return true }
-        return try readsRelatedObjects(makeStoreRequest(request, entity: entity))
+        return try hasPendingChanges(inTokens: relatedEntityTokens(makeStoreRequest(request, entity: entity)))
     }
 
-    /// Whether the predicate or a sort key of `storeRequest` reads values of objects other than
-    /// the one evaluated (through a relationship step, an aggregate or a SUBQUERY).
-    func readsRelatedObjects(_ storeRequest: StoreFetchRequest) throws -> Bool {
-        if storeRequest.predicate == nil && storeRequest.sortKeys.isEmpty { return false }
+    /// The entities (name tokens, with their sub-entities) whose objects the predicate or the
+    /// sort keys of `storeRequest` read besides the evaluated object: the destinations of
+    /// relationship steps, and the members a SUBQUERY or an aggregate reads. Empty when they
+    /// read only the evaluated object's own values (its attributes, its foreign keys, its
+    /// members' IDs).
+    func relatedEntityTokens(_ storeRequest: StoreFetchRequest) throws -> Set<UInt32> {
+        if storeRequest.predicate == nil && storeRequest.sortKeys.isEmpty { return [] }
         let compiled = try storeRequest.compiled(in: model)
-        if compiled.sort.keys.contains(where: { !$0.path.steps.isEmpty }) { return true }
-        func reads(_ path: ResolvedKeyPath) -> Bool {
-            switch path.terminal {
-            case .attribute, .relationship: return !path.steps.isEmpty
-            case .count: return path.steps.count > 1
-            case .aggregate: return true
-            }
-        }
-        func reads(_ operand: CompiledOperand) -> Bool {
+        var tokens = Set<UInt32>()
+        for key in compiled.sort.keys { addRelatedEntityTokens(of: key.path, to: &tokens) }
+        func add(_ operand: CompiledOperand) {
             switch operand {
-            case .keyPath(let path): return reads(path)
-            case .list(let items): return items.contains(where: reads)
-            case .subqueryCount: return true
-            case .constant, .object, .evaluatedObject: return false
+            case .keyPath(let path): addRelatedEntityTokens(of: path, to: &tokens)
+            case .list(let items): items.forEach(add)
+            case .subqueryCount(let collection, let inner):
+                addRelatedEntityTokens(of: collection, to: &tokens)
+                if case .relationship(let members) = collection.terminal { tokens.formUnion(model.destination(of: members).hierarchyTokens) }
+                add(inner)
+            case .constant, .object, .evaluatedObject: break
             }
         }
-        func reads(_ predicate: CompiledPredicate) -> Bool {
+        func add(_ predicate: CompiledPredicate) {
             switch predicate {
-            case .constant: return false
-            case .and(let parts), .or(let parts): return parts.contains(where: reads)
-            case .not(let inner): return reads(inner)
-            case .comparison(let c): return reads(c.left) || reads(c.right)
+            case .constant: break
+            case .and(let parts), .or(let parts): parts.forEach(add)
+            case .not(let inner): add(inner)
+            case .comparison(let comparison): add(comparison.left); add(comparison.right)
             }
         }
-        return compiled.predicate.map(reads) ?? false
+        if let predicate = compiled.predicate { add(predicate) }
+        return tokens
+    }
+
+    /// Adds the entities `path` reads objects of: each step's destination, with its
+    /// sub-entities (a to-one may name an object of any of them).
+    func addRelatedEntityTokens(of path: ResolvedKeyPath, to tokens: inout Set<UInt32>) {
+        for step in path.steps { tokens.formUnion(model.destination(of: step).hierarchyTokens) }
+    }
+
+    /// Whether an object of an entity among `tokens` is inserted, updated or deleted here.
+    func hasPendingChanges(inTokens tokens: Set<UInt32>) -> Bool {
+        guard !tokens.isEmpty else { return false }
+        return insertedStorage.contains { tokens.contains($0.objectID.entityToken) }
+            || updatedStorage.keys.contains { tokens.contains($0.entityToken) }
+            || deletedStorage.contains { tokens.contains($0.objectID.entityToken) }
     }
 
     func hasPendingChanges(in entity: EntityDescription, includesSubentities: Bool) -> Bool {
         // (Nothing pending, the usual case, is answered before the entity's names are taken.)
         if insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty { return false }
-        let tokens = includesSubentities ? entity.hierarchyTokens : [entity.nameToken]
-        return insertedStorage.contains { tokens.contains($0.objectID.entityToken) }
-            || updatedStorage.keys.contains { tokens.contains($0.entityToken) }
-            || deletedStorage.contains { tokens.contains($0.objectID.entityToken) }
+        return hasPendingChanges(inTokens: includesSubentities ? entity.hierarchyTokens : [entity.nameToken])
     }
 
     /// The matching IDs in order, with their rows in the same order when the store sent rows
@@ -220,12 +232,12 @@ extension ManagedObjectContext {
         let entity = try fetchEntity(of: request)
         var storeRequest = try makeStoreRequest(request, entity: entity)
         let ownChanges = request.includesPendingChanges && hasPendingChanges(in: entity, includesSubentities: request.includesSubentities)
-        // Changes elsewhere matter when the predicate or the order reads related objects: the
-        // store's answer is then about their saved values, so every row is evaluated here.
-        // (Conservative: any unsaved change counts, as a related object may be of the fetched
-        // entity itself, a manager's name for `manager.name == …`.)
+        // Changes to the objects the predicate or the order reads through relationships
+        // matter too: the store's answer is about their saved values, so every row is then
+        // evaluated here, on live objects. (A related object may be of the fetched entity
+        // itself: a manager's name for `manager.name == …`.)
         let anyChanges = !(insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty)
-        let readsRelated = request.includesPendingChanges && anyChanges ? try readsRelatedObjects(storeRequest) : false
+        let readsRelated = request.includesPendingChanges && anyChanges ? try hasPendingChanges(inTokens: relatedEntityTokens(storeRequest)) : false
         guard ownChanges || readsRelated else {
             statisticsStorage.storeRoundTrips += 1
             return (entity, try coordinator.fetch(storeRequest, installsRows: !request.returnsObjectsAsFaults))
