@@ -15,8 +15,9 @@ import Foundation
 ///   real store at save, and a parent gives its own new objects permanent IDs before a child
 ///   sees them, so an ID passed between contexts of the family always resolves.
 ///
-/// A child's save overwrites the values the parent holds for the objects it changed (no
-/// version check between child and parent). Work on the parent runs through its
+/// A child's save overwrites, in the parent, the values it changed (those that differ from the
+/// row it read); the parent's other values stay, its own later changes included (no version
+/// check between child and parent). Work on the parent runs through its
 /// `performAndWait`, so a parent must not wait on its child's queue while the child works.
 extension ManagedObjectContext {
     /// Creates a child context of `parent`, on a private queue by default.
@@ -98,13 +99,19 @@ extension ManagedObjectContext {
             insertedStorage.insert(object)
             changeLog.inserted(object)
         }
+        // Only the values the child changed (those that differ from the row it read): the
+        // others may be stale in the child, and writing them back would undo changes this
+        // context made after the child read the object (a lost update, and a to-one put back
+        // without its inverse).
         for (row, object) in zip(changes.updated, targets) {
-            for attribute in object.entity.attributes where !attribute.isTransient && !object.attributeValues[attribute.slot].isIdentical(to: row.values.attributes[attribute.slot]) {
+            for attribute in object.entity.attributes where !attribute.isTransient && row.changedAttributes?.contains(attribute.slot) != false
+                && !object.attributeValues[attribute.slot].isIdentical(to: row.values.attributes[attribute.slot]) {
                 object.attributeValues[attribute.slot] = row.values.attributes[attribute.slot]
                 object.changedAttributeSlots.insert(attribute.slot)
                 markUpdated(object)
             }
-            for relationship in object.entity.toOneRelationships where !relationship.isTransient && object.toOneValues[relationship.slot] != row.values.toOne[relationship.slot] {
+            for relationship in object.entity.toOneRelationships where !relationship.isTransient && row.changedToOne?.contains(relationship.slot) != false
+                && object.toOneValues[relationship.slot] != row.values.toOne[relationship.slot] {
                 assignToOne(object, relationship, row.values.toOne[relationship.slot])
             }
         }
