@@ -69,7 +69,9 @@ extension ManagedObjectContext {
     /// Applies a child's save as unsaved changes of this context. The child has applied every
     /// rule already and its change set holds both ends of each relationship change, so values
     /// are set as given; deletions are applied with this context's delete rules (which also
-    /// reach objects only this context relates to the deleted ones).
+    /// reach objects only this context relates to the deleted ones). With an undo stack, the
+    /// whole save is recorded (one group, as Core Data's parent records a child's save), so
+    /// undoing it puts back every object it touched, both ends of each relationship included.
     func applyChildSave(_ changes: StoreChangeSet) throws {
         var missing: [StoreError.Conflict] = []
         // Held strongly: the registry alone would let loaded objects go before they are changed.
@@ -88,6 +90,7 @@ extension ManagedObjectContext {
             guard let entity = model.entity(named: row.objectID.entityName) else { continue }
             let object = entity.managedClass.init(entity: entity, insertInto: nil)
             object.objectID = row.objectID
+            noteUndoableChange(object)
             object.contextStorage = self
             object.attributeValues = row.attributes
             for attribute in entity.attributes where attribute.isTransient { object.attributeValues[attribute.slot] = attribute.defaultValue }
@@ -104,6 +107,7 @@ extension ManagedObjectContext {
         // context made after the child read the object (a lost update, and a to-one put back
         // without its inverse).
         for (row, object) in zip(changes.updated, targets) {
+            noteUndoableChange(object)
             for attribute in object.entity.attributes where !attribute.isTransient && row.changedAttributes?.contains(attribute.slot) != false
                 && !object.attributeValues[attribute.slot].isIdentical(to: row.values.attributes[attribute.slot]) {
                 object.attributeValues[attribute.slot] = row.values.attributes[attribute.slot]
@@ -118,6 +122,7 @@ extension ManagedObjectContext {
         for change in changes.toMany {
             let object = registeredOrFault(change.source)
             guard !object.isDeletedStorage else { continue }
+            noteUndoableChange(object)
             var changed = false
             for id in change.removed { changed = object.toManyStates[change.relationship.slot].remove(id) || changed }
             for id in change.added { changed = object.toManyStates[change.relationship.slot].add(id) || changed }
