@@ -13,7 +13,9 @@ import OrderedCollections
 /// and at save; ``ManagedObjectContext/beginUndoGrouping()`` and
 /// ``ManagedObjectContext/endUndoGrouping()`` make one group of everything in between. A
 /// save, ``ManagedObjectContext/rollback()`` and ``ManagedObjectContext/reset()`` clear the
-/// history (what was saved is not undone by the context). Merged changes are not recorded.
+/// history (what was saved is not undone by the context). Merged changes are not recorded, and
+/// undo does not take them back: a merge rebases the recorded states on the rows it brings in,
+/// and forgets the objects it deletes.
 ///
 /// **Threading contract.** A stack belongs to one context and is used on that context's queue.
 /// Main-queue contexts get one by default; private-queue (background) contexts have none
@@ -68,8 +70,35 @@ public final class ContextUndoStack {
 
     /// Replaces temporary IDs in recorded states (after permanent IDs were obtained).
     func remap(_ map: TemporaryIDMap) {
-        for group in undoGroups + redoGroups + (current.map { [$0] } ?? []) { group.remap(map) }
+        for group in allGroups { group.remap(map) }
     }
+
+    /// Rebases `object`'s recorded states on what a merge (or a refresh keeping changes) brought
+    /// in: values a state had not changed take `row`'s, its read version becomes `row`'s, and
+    /// loaded to-many members are read again (a state's own membership changes stay). Undo then
+    /// takes back this context's changes only — not the values another context saved, which
+    /// it put back as they were before the merge (a stale view, inverses out of step with the
+    /// store, and a conflict at the next save since the read version went back too).
+    /// `row` is `nil` when only the members changed (an object still a fault).
+    func rebase(_ object: ManagedObject, onto row: RowSnapshot?) {
+        let key = ObjectIdentifier(object)
+        for group in allGroups where group.states[key] != nil { group.states[key]!.state.rebase(onto: row) }
+    }
+
+    /// Forgets the objects a merged save deleted: their states leave every group (undo must not
+    /// put an object whose record is gone back in the context) and other states' references
+    /// to them are cleared, as ``ManagedObjectContext/clearReferences(to:)`` clears the objects'.
+    func forget(_ ids: Set<ObjectID>) {
+        guard !ids.isEmpty else { return }
+        for group in allGroups {
+            group.states.removeAll { ids.contains($0.value.state.objectID) }
+            for key in group.states.keys { group.states[key]!.state.clearReferences(to: ids) }
+        }
+        undoGroups.removeAll(where: \.isEmpty)
+        redoGroups.removeAll(where: \.isEmpty)
+    }
+
+    private var allGroups: [UndoGroup] { undoGroups + redoGroups + (current.map { [$0] } ?? []) }
 }
 
 /// The states of the objects one group changed.
@@ -119,6 +148,30 @@ struct ObjectState {
         isUpdated = object.isUpdatedStorage
         isDeleted = object.isDeletedStorage
         isDiscardedInsert = context.discardedInserts[ObjectIdentifier(object)] != nil
+    }
+
+    /// See ``ContextUndoStack/rebase(_:onto:)`` (as ``ManagedObjectContext/install(_:keepingChangesOf:)``
+    /// does for the object itself).
+    mutating func rebase(onto row: RowSnapshot?) {
+        for slot in toManyStates.indices where !toManyStates[slot].isFault { toManyStates[slot].members = nil }
+        guard let row, inContext, !isFault, !isInserted,
+              attributeValues.count == row.attributes.count, toOneValues.count == row.toOne.count else { return }
+        for slot in attributeValues.indices where !changedAttributeSlots.contains(slot) { attributeValues[slot] = row.attributes[slot] }
+        for slot in toOneValues.indices where !changedToOneSlots.contains(slot) { toOneValues[slot] = row.toOne[slot] }
+        committedSnapshot = row
+    }
+
+    /// Removes `ids` (deleted by a merged save) from the recorded values.
+    mutating func clearReferences(to ids: Set<ObjectID>) {
+        for slot in toOneValues.indices { if let id = toOneValues[slot], ids.contains(id) { toOneValues[slot] = nil } }
+        for slot in toManyStates.indices {
+            var state = toManyStates[slot]
+            guard state.members.map({ !$0.isDisjoint(with: ids) }) ?? false || !state.added.isDisjoint(with: ids) || !state.removed.isDisjoint(with: ids) else { continue }
+            state.members?.removeAll { ids.contains($0) }
+            state.added.removeAll { ids.contains($0) }
+            state.removed.subtract(ids)
+            toManyStates[slot] = state
+        }
     }
 
     mutating func remap(_ map: TemporaryIDMap) {

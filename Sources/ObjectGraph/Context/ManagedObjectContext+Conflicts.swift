@@ -187,6 +187,7 @@ extension ManagedObjectContext {
             object.isInaccessibleStorage = true
         }
         clearReferences(to: ids)
+        undoStack?.forget(ids)
     }
 
     /// Removes `ids` from the values of every registered object: unsaved references are

@@ -107,6 +107,7 @@ extension ManagedObjectContext {
             object.attributeValues = attributes
             object.toOneValues = toOne
             for index in object.toManyStates.indices { object.toManyStates[index].members = nil }
+            undoStack?.rebase(object, onto: fresh)
             return
         }
         if object.isUpdatedStorage {

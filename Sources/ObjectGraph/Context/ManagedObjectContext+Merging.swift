@@ -51,6 +51,7 @@ extension ManagedObjectContext {
             guard let object = registeredLive(id), object.belongs(to: self), !object.isDeletedStorage else { continue }
             if object.isFaultStorage {
                 for slot in object.toManyStates.indices { object.toManyStates[slot].members = nil }
+                undoStack?.rebase(object, onto: nil)
             } else {
                 stale.append(object)
             }
@@ -78,6 +79,7 @@ extension ManagedObjectContext {
             // No row: deleted by a later save, whose own notification merges that.
             guard let row = fresh[object.objectID], nested || row.version > (object.committedVersion ?? 0) else { continue }
             install(row, keepingChangesOf: object)
+            undoStack?.rebase(object, onto: row)
             refreshed.insert(object)
         }
     }
