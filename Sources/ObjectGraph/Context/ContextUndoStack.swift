@@ -153,7 +153,7 @@ struct ObjectState {
     /// See ``ContextUndoStack/rebase(_:onto:)`` (as ``ManagedObjectContext/install(_:keepingChangesOf:)``
     /// does for the object itself).
     mutating func rebase(onto row: RowSnapshot?) {
-        for slot in toManyStates.indices where !toManyStates[slot].isFault { toManyStates[slot].members = nil }
+        for slot in toManyStates.indices { toManyStates[slot].unload() }
         guard let row, inContext, !isFault, !isInserted,
               attributeValues.count == row.attributes.count, toOneValues.count == row.toOne.count else { return }
         for slot in attributeValues.indices where !changedAttributeSlots.contains(slot) { attributeValues[slot] = row.attributes[slot] }

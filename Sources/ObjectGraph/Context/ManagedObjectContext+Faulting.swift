@@ -106,7 +106,7 @@ extension ManagedObjectContext {
             object.committedSnapshot = fresh
             object.attributeValues = attributes
             object.toOneValues = toOne
-            for index in object.toManyStates.indices { object.toManyStates[index].members = nil }
+            for index in object.toManyStates.indices { object.toManyStates[index].unload() }
             undoStack?.rebase(object, onto: fresh)
             return
         }

@@ -50,7 +50,7 @@ extension ManagedObjectContext {
         for id in changes.updatedIDs {
             guard let object = registeredLive(id), object.belongs(to: self), !object.isDeletedStorage else { continue }
             if object.isFaultStorage {
-                for slot in object.toManyStates.indices { object.toManyStates[slot].members = nil }
+                for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
                 undoStack?.rebase(object, onto: nil)
             } else {
                 stale.append(object)
@@ -100,7 +100,7 @@ extension ManagedObjectContext {
             object.toOneValues[slot] = row.toOne[slot]
         }
         // Recorded membership changes stay and are replayed on the reloaded members.
-        for slot in object.toManyStates.indices { object.toManyStates[slot].members = nil }
+        for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
         object.committedSnapshot = row
     }
 }

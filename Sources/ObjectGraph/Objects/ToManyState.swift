@@ -24,6 +24,9 @@ struct ToManyState {
     var removed: Set<ObjectID> = []
     /// Whether an ordered relationship was reordered without a membership change.
     var orderChanged = false
+    /// The members' order when they were dropped by ``unload()`` with ``orderChanged``: the
+    /// next ``load(stored:)`` puts the reloaded members back in it.
+    private var localOrder: [ObjectID]? = nil
 
     private init(members: OrderedSet<ObjectID>?, addedMirrorsMembers: Bool = false) {
         storedMembers = members
@@ -109,7 +112,28 @@ struct ToManyState {
         var result = Self.strictlyIncreasing(stored) ? OrderedSet(uncheckedUniqueElements: stored) : OrderedSet(stored)
         for id in removed { result.remove(id) }
         for id in added { result.append(id) }
+        if let order = localOrder {
+            // A local reorder survives the reload: the members in this context's order, then
+            // those it has not seen (added by another context's save) in the store's.
+            localOrder = nil
+            var ordered = OrderedSet<ObjectID>()
+            ordered.reserveCapacity(result.count)
+            for id in order where result.contains(id) { ordered.append(id) }
+            for id in result { ordered.append(id) }
+            result = ordered
+        }
         members = result
+    }
+
+    /// Drops the loaded members so that they are read again when next touched (after a merge
+    /// or a refresh brought newer rows), keeping the recorded changes: additions and removals
+    /// are replayed on the reloaded members, and the order of an ordered relationship this
+    /// context changed is kept (dropping it lost a `move`, or an `insert(_:at:)`'s position,
+    /// and the next save stored the store's order back).
+    mutating func unload() {
+        guard storedMembers != nil else { return }
+        if orderChanged, let current = members { localOrder = Array(current) }
+        members = nil
     }
 
     /// Whether `ids` are permanent and their keys strictly increase (so no two are equal).
@@ -238,5 +262,6 @@ struct ToManyState {
         added = []
         removed = []
         orderChanged = false
+        localOrder = nil
     }
 }
