@@ -74,11 +74,16 @@ public struct ContextDidSave: Sendable, Hashable {
     /// IDs of deleted objects, in save order.
     public let deletedIDs: [ObjectID]
 
+    /// The coordinator the save went through (its ``PersistentStoreCoordinator/saveOrigin``):
+    /// its row cache holds the saved rows; any other coordinator's may hold older ones.
+    let origin: UUID?
+
     /// A save's IDs; each list must hold an ID at most once.
-    init(insertedIDs: [ObjectID], updatedIDs: [ObjectID], deletedIDs: [ObjectID]) {
+    init(insertedIDs: [ObjectID], updatedIDs: [ObjectID], deletedIDs: [ObjectID], origin: UUID? = nil) {
         self.insertedIDs = insertedIDs
         self.updatedIDs = updatedIDs
         self.deletedIDs = deletedIDs
+        self.origin = origin
     }
 
     /// IDs of inserted objects (permanent).

@@ -44,6 +44,12 @@ extension ManagedObjectContext {
             }
             try dropObjectsDeletedElsewhere(changes.deleted)
         }
+        // A save through another coordinator (another container on the same store file, or
+        // another process) left this coordinator's cached rows of the objects it updated as
+        // they were: drop them, or a fault (registered or made later) fires with the old values.
+        if changes.origin != coordinator.saveOrigin && !changes.updatedIDs.isEmpty {
+            coordinator.rowCache.remove(changes.updatedIDs)
+        }
         var refreshed: Set<ManagedObject> = []
         defer { postMerged(refreshed: refreshed, invalidated: invalidated) }
         var stale: [ManagedObject] = []

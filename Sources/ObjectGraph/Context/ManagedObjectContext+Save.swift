@@ -318,7 +318,7 @@ extension ManagedObjectContext {
             object.didSave()
             object.isDeletedStorage = false
         }
-        let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
+        let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs, origin: coordinator.saveOrigin)
         NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
     }
 

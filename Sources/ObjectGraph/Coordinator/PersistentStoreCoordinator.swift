@@ -13,6 +13,9 @@ public final class PersistentStoreCoordinator: Sendable {
     public let model: ManagedObjectModel
     /// Rows shared by the coordinator's contexts.
     public let rowCache: RowCache
+    /// Names this coordinator in the saves it carries (``ContextDidSave``), so a context merging
+    /// a save knows whether its row cache saw it.
+    let saveOrigin = UUID()
 
     // A class: routing copies an entry out of the locked list for every fault, and a struct
     // copy retained and released each of its six fields (a sixteenth of a fault on LMDB).
