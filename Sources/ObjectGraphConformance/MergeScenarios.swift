@@ -6,7 +6,9 @@ import Synchronization
 /// updates keep the receiver's unsaved changes; merged deletes make objects inaccessible with a
 /// thrown error.
 enum MergeScenarios {
-    static let all: [ConformanceScenario] = [
+    static let all: [ConformanceScenario] = basic + history
+
+    static let basic: [ConformanceScenario] = [
         ConformanceScenario("merge.manual.updateKeepsLocalChanges") { env in
             let id = try ConflictScenarios.seedStudent(env)
             let (writer, reader) = (env.newContext(), env.newContext())

@@ -4,7 +4,9 @@ import ObjectGraph
 /// Parent and child contexts: a child sees its parent's unsaved changes, saves into the parent
 /// only, and IDs stay valid across the family.
 enum NestedContextScenarios {
-    static let all: [ConformanceScenario] = [
+    static let all: [ConformanceScenario] = basic + parent
+
+    static let basic: [ConformanceScenario] = [
         ConformanceScenario("nested.childSeesParentsUnsavedChanges") { env in
             let id = try ConflictScenarios.seedStudent(env)
             let parent = env.newContext("parent")
