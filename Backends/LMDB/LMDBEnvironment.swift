@@ -38,6 +38,12 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Releases the parked snapshot soon after the last read (``releaseParkedSnapshot()``).
     private let releaseTimer = CoalescedDelay(LMDBEnvironment.parkedSnapshotLifetime)
     private var references = 0
+    /// Set (with the map lock held exclusively) when the environment is closed: a read or write
+    /// that passed its store's open check just before the close then finds it after taking the
+    /// map lock, and throws, instead of beginning a transaction on the freed environment (a
+    /// fetch racing `PersistentContainer.close()` crashed in `mdb_txn_begin`). Read and
+    /// written only with the map lock held.
+    private var isClosed = false
 
     private static let registry = Guarded<[String: LMDBEnvironment]>([:])
 
@@ -69,6 +75,7 @@ final class LMDBEnvironment: @unchecked Sendable {
                 }
                 for handle in idle { mdb_txn_abort(handle.txn) }
                 if let spare = OpaquePointer(bitPattern: spareReader.exchange(0, ordering: .acquiring) & ~Self.liveBit) { mdb_txn_abort(spare) }
+                isClosed = true
                 mdb_env_close(env)
             }
         }
@@ -102,6 +109,11 @@ final class LMDBEnvironment: @unchecked Sendable {
         // Reader slots of processes that died are freed now, not when the table fills up.
         var dead: Int32 = 0
         mdb_reader_check(env, &dead)
+    }
+
+    /// What a read or write of a closed environment throws.
+    private func closedError() -> StoreError {
+        StoreError(.closed, "the LMDB store at \(path) is closed")
     }
 
     /// The largest key LMDB accepts.
@@ -149,6 +161,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     private func beginRead() throws -> OpaquePointer {
         while true {
             mapLock.lockShared()
+            if isClosed {
+                mapLock.unlockShared()
+                throw closedError()
+            }
             let spare = spareReader.exchange(0, ordering: .acquiring)
             if spare & Self.liveBit != 0, let live = OpaquePointer(bitPattern: spare & ~Self.liveBit) {
                 if mdb_txn_id(live) == lastCommittedTransaction() { return live }
@@ -234,6 +250,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         do {
             while true {
                 let result: Result<T, Retry> = try mapLock.shared {
+                    if isClosed { throw closedError() }
                     // This write frees pages a parked snapshot would keep it from reusing.
                     releaseParkedSnapshot()
                     var txn: OpaquePointer?
@@ -268,6 +285,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Doubles the map while no transaction of this process is active.
     private func growMap() throws {
         try mapLock.exclusive {
+            if isClosed { throw closedError() }
             releaseParkedSnapshot()
             try check(mdb_env_set_mapsize(env, mapSize * 2), "growing the map of \(path)")
         }
@@ -276,6 +294,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Takes on the map size another process set.
     private func adoptGrownMap() throws {
         try mapLock.exclusive {
+            if isClosed { throw closedError() }
             releaseParkedSnapshot()
             try check(mdb_env_set_mapsize(env, 0), "adopting the grown map of \(path)")
         }
