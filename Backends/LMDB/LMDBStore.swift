@@ -78,7 +78,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         self.environment = environment
         self.keyLimit = min(environment.maxKeySize, 480)
         do {
-            let opened = try environment.write { txn in try Self.prepare(txn, layout: layout, request: request, path: url.path) }
+            let keyLimit = keyLimit
+            let opened = try environment.write { txn in try Self.prepare(txn, layout: layout, request: request, path: url.path, keyLimit: keyLimit) }
             identifier = opened.identifier
             handles = opened.handles.resolvingIdentities(in: request.model)
         } catch {
@@ -103,7 +104,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
 
     /// Reads (or, in an empty environment, writes) the store's identity and opens the model's
     /// databases; a store of another model opens none (the coordinator refuses it).
-    private static func prepare(_ txn: LMDBTransaction, layout: LMDBLayout, request: StoreOpenRequest, path: String) throws -> (identifier: String, handles: LMDBHandles) {
+    private static func prepare(_ txn: LMDBTransaction, layout: LMDBLayout, request: StoreOpenRequest, path: String, keyLimit: Int) throws -> (identifier: String, handles: LMDBHandles) {
         let environment = txn.environment
         let meta: MDB_dbi
         if let existing = try environment.database(LMDBLayout.metadataName, in: txn, create: false, duplicates: false) {
@@ -126,7 +127,66 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         }
         let hash = try txn.get(meta, Array("modelVersionHash".utf8)).map { String(decoding: $0, as: UTF8.self) }
         guard hash == request.modelVersionHash else { return (identifier, LMDBHandles(metadata: meta)) }
-        return (identifier, try LMDBHandles.open(layout, metadata: meta, in: txn))
+        var existingIndexes: Set<String> = []
+        for attribute in layout.indexedAttributes.values {
+            let name = LMDBLayout.indexName(attribute)
+            if try environment.database(name, in: txn, create: false, duplicates: true) != nil { existingIndexes.insert(name) }
+        }
+        let handles = try LMDBHandles.open(layout, metadata: meta, in: txn)
+        try synchronizeIndexes(txn, layout: layout, handles: handles, metadata: meta, identifier: identifier, keyLimit: keyLimit, existing: existingIndexes)
+        return (identifier, handles)
+    }
+
+    /// The metadata key listing the secondary indexes the last opener maintains, one database
+    /// name a line.
+    static let indexesKey = "indexes"
+
+    /// Brings the secondary indexes in line with this opening's layout. Which attributes are
+    /// indexed is not part of the model version hash (`indexed:`, the first attribute of a
+    /// uniqueness constraint, option `index: all`), so a store may be opened with an index its
+    /// earlier openers did not keep: that index's database was created empty (or left stale
+    /// by an opener that did not maintain it), and every fetch through it missed the rows —
+    /// an equality fetch found nothing, and a uniqueness constraint added later let a second
+    /// row with a taken value be saved (an audit). Every index this layout has that the
+    /// metadata does not list as maintained is rebuilt from the rows; the metadata then lists
+    /// this layout's indexes. (A file without the list, written before it was kept, is taken
+    /// to maintain the index databases it has.) Two openers with different indexes at the
+    /// same time still disagree: the one without an index does not maintain it while both run.
+    private static func synchronizeIndexes(
+        _ txn: LMDBTransaction, layout: LMDBLayout, handles: LMDBHandles, metadata: MDB_dbi, identifier: String, keyLimit: Int, existing: Set<String>
+    ) throws {
+        let wanted = layout.indexedAttributes.values.map(LMDBLayout.indexName).sorted()
+        let stored = try txn.get(metadata, Array(indexesKey.utf8)).map { String(decoding: $0, as: UTF8.self) }
+        let maintained = stored.map { Set($0.split(separator: "\n").map(String.init)) } ?? existing
+        let stale = layout.indexedAttributes.filter { !maintained.contains(LMDBLayout.indexName($0.value)) }
+        if !stale.isEmpty {
+            let codec = RowCodec(layout: layout, storeIdentifier: identifier)
+            for (key, attribute) in stale.sorted(by: { $0.key < $1.key }) {
+                guard let dbi = handles.indexes[key], let declaring = layout.model.entity(named: attribute.entityName),
+                      let rows = handles.rows[declaring.rootName] else { continue }
+                try check(mdb_drop(txn.txn, dbi, 0), "emptying index \(LMDBLayout.indexName(attribute)) of \(txn.environment.path)")
+                var entries: [(key: [UInt8], entry: [UInt8])] = []
+                try txn.withCursor(rows) { cursor in
+                    var next = try cursor.move(MDB_FIRST)
+                    while let row = next {
+                        if let code = codec.entityCode(of: row.value), Int(code) < layout.entityNames.count,
+                           let entity = layout.model.entity(named: layout.entityNames[Int(code)]),
+                           let slot = entity.attributes.firstIndex(where: { LMDBLayout.key($0) == key }) {
+                            let pk = try PrimaryKeyBytes.decode(row.key)
+                            let snapshot: RowSnapshot
+                            do { snapshot = try codec.decode(row.value, primaryKey: pk) } catch {
+                                throw StoreError(.corrupt, "the row with key \(pk) in \(txn.environment.path) is damaged or of an unknown format", underlying: error)
+                            }
+                            entries.append((IndexKey.storedKey(snapshot.attributes[slot], type: attribute.type, limit: keyLimit), IndexKey.entry(pk: pk, code: code)))
+                        }
+                        next = try cursor.move(MDB_NEXT)
+                    }
+                }
+                for (indexKey, entry) in entries { try txn.put(dbi, indexKey, entry, flags: UInt32(MDB_NODUPDATA)) }
+            }
+        }
+        let list = wanted.joined(separator: "\n")
+        if stored != list { try txn.put(metadata, Array(indexesKey.utf8), Array(list.utf8)) }
     }
 
     func checkOpen() throws {
