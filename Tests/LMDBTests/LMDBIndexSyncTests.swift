@@ -7,8 +7,8 @@ import Testing
 /// reopened with an index its earlier openers did not keep: the index was created empty (or
 /// left stale), and fetches through it missed rows (an audit). The store rebuilds such an index
 /// at open.
-@Suite("AuditD LMDB indexes")
-struct AuditDLMDBIndexTests {
+@Suite("LMDB indexes added after the rows")
+struct LMDBIndexSyncTests {
     static func model(indexed: Bool = false, unique: Bool = false) throws -> ManagedObjectModel {
         try ManagedObjectModel { m in
             m.entity("Item") { e in
@@ -40,7 +40,7 @@ struct AuditDLMDBIndexTests {
         }
     }
 
-    @Test("AuditD: marking an attribute indexed on an existing store finds its rows (sub-entities' too)")
+    @Test("marking an attribute indexed on an existing store finds its rows (sub-entities' too)")
     func indexAddedLater() throws {
         let url = try LMDBFixture.temporaryFile()
         try Self.insert(["alpha", "beta"], model: try Self.model(), url: url)
@@ -50,14 +50,14 @@ struct AuditDLMDBIndexTests {
         #expect(try Self.names(try Self.model(indexed: true), url, .key("name") >= "b") == ["beta"])
     }
 
-    @Test("AuditD: opening an existing store with option index=all finds its rows")
+    @Test("opening an existing store with option index=all finds its rows")
     func indexAllLater() throws {
         let url = try LMDBFixture.temporaryFile()
         try Self.insert(["alpha", "beta"], model: try Self.model(), url: url)
         #expect(try Self.names(try Self.model(), url, options: ["index": "all"], .key("name") == "alpha") == ["alpha"])
     }
 
-    @Test("AuditD: an index an opener did not maintain is rebuilt when it is used again")
+    @Test("an index an opener did not maintain is rebuilt when it is used again")
     func indexDroppedThenReadded() throws {
         let url = try LMDBFixture.temporaryFile()
         try Self.insert(["alpha"], model: try Self.model(indexed: true), url: url)
@@ -73,7 +73,7 @@ struct AuditDLMDBIndexTests {
         #expect(try Self.names(indexed, url, .key("name") == "alpha") == [])
     }
 
-    @Test("AuditD: a uniqueness constraint added on an existing store is enforced against its rows")
+    @Test("a uniqueness constraint added on an existing store is enforced against its rows")
     func uniqueAddedLater() throws {
         let url = try LMDBFixture.temporaryFile()
         try Self.insert(["alpha"], model: try Self.model(), url: url)

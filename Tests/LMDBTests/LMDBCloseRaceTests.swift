@@ -6,15 +6,15 @@ import Testing
 /// Closing a container while other threads still fetch and save through it: a read that passed
 /// the store's open check just before the close began a transaction on the closed environment
 /// and crashed in `mdb_txn_begin` (an audit). It throws ``StoreError`` `.closed` now.
-@Suite("AuditD LMDB close")
-struct AuditDLMDBCloseTests {
+@Suite("LMDB close racing reads and saves")
+struct LMDBCloseRaceTests {
     static func model() throws -> ManagedObjectModel {
         try ManagedObjectModel { m in
             m.entity("Item") { e in e.attribute("name", .string, optional: true) }
         }
     }
 
-    @Test("AuditD: closing a container while other threads read and save through it gives typed errors, never a crash")
+    @Test("closing a container while other threads read and save through it gives typed errors, never a crash")
     func closeWhileWorking() throws {
         for _ in 0..<300 {
             let url = try LMDBFixture.temporaryFile()
