@@ -60,6 +60,14 @@ public final class Locker: ManagedObject {
     @Attribute public var number: Int32
 }
 
+/// A login: its email is unique (a uniqueness constraint).
+public final class Login: ManagedObject {
+    /// Email, unique among logins (nil never collides).
+    @Attribute public var email: String?
+    /// Whose login it is.
+    @Attribute public var owner: String?
+}
+
 /// Reflexive: employees manage employees.
 public final class Employee: ManagedObject {
     /// Name.

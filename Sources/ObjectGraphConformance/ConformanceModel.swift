@@ -30,6 +30,11 @@ public enum ConformanceModel {
             }
             m.entity("Tag", as: Tag.self) { e in e.attribute("label", .string) }
             m.entity("Locker", as: Locker.self) { e in e.attribute("number", .integer32) }
+            m.entity("Login", as: Login.self) { e in
+                e.attribute("email", .string, optional: true)
+                e.attribute("owner", .string, optional: true)
+                e.unique("email")
+            }
             m.entity("Employee", as: Employee.self) { e in
                 e.attribute("name", .string)
                 e.toOne("manager", "Employee", inverse: "reports")

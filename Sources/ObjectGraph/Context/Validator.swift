@@ -24,33 +24,20 @@ struct Validator {
         var seen: [String: ObjectID] = [:]
         for object in objects where !object.isFaultStorage {
             for constraint in object.entity.uniquenessConstraints {
-                let attributes = constraint.compactMap { object.entity.attribute(named: $0) }
-                let values = attributes.map { object.attributeValues[$0.slot] }
-                // As in SQL, nil never collides: only complete value sets are constrained.
-                if values.contains(where: \.isNull) { continue }
+                guard let probe = UniquenessProbe(constraint, of: object.entity, values: { object.attributeValues[$0] }, in: context.model) else { continue }
                 let root = object.entity.rootName
-                let key = root + "|" + constraint.joined(separator: ",") + "|" + values.map(\.description).joined(separator: "\u{1}")
+                let key = root + "|" + probe.key + "|" + probe.values.map(\.description).joined(separator: "\u{1}")
                 if let other = seen[key] {
-                    add(.uniquenessConstraint, object, constraint.joined(separator: ","),
-                        "\(object.objectID) and \(other) share \(constraint.joined(separator: ", ")) = \(values.map(\.description).joined(separator: ", "))")
+                    add(.uniquenessConstraint, object, probe.key, "\(object.objectID) and \(other) share \(probe.valuesDescription)")
                     continue
                 }
                 seen[key] = object.objectID
-                // Check across the widest entity that has every constrained attribute.
-                let rootEntity = context.model.entity(named: root).flatMap { candidate in
-                    attributes.allSatisfy { candidate.attribute(named: $0.name) != nil } ? candidate : nil
-                } ?? object.entity
-                let predicate = FetchPredicate.and(zip(attributes, values).map { attribute, value in
-                    .comparison(PredicateComparison(.keyPath(attribute.name), .equal, .constant(value)))
-                })
-                let request = StoreFetchRequest(entity: rootEntity, predicate: predicate)
                 context.statisticsStorage.storeRoundTrips += 1
-                let stored = try context.coordinator.fetch(request).ids
+                let stored = try context.coordinator.fetch(probe.request).ids
                 for id in stored where id != object.objectID {
                     // Stored rows deleted or changed in this context are judged by their new state.
                     if context.isDeletedHere(id) || context.updatedStorage[id] != nil { continue }
-                    add(.uniquenessConstraint, object, constraint.joined(separator: ","),
-                        "\(object.objectID) has \(constraint.joined(separator: ", ")) = \(values.map(\.description).joined(separator: ", ")), already used by \(id)")
+                    add(.uniquenessConstraint, object, probe.key, "\(object.objectID) has \(probe.valuesDescription), already used by \(id)")
                     break
                 }
             }

@@ -32,12 +32,18 @@ extension PersistentStoreCoordinator {
     /// `installsRows: true` when the caller installs every returned row in its objects at once.
     /// Such rows are cached for other contexts only when ``RowCache/keepsBatch(of:)``: a large
     /// result is a scan (as ``BatchedFetchResults``).
-    func fetch(_ request: StoreFetchRequest, installsRows: Bool = false) throws -> FetchAnswer {
+    /// `holding`: the entry whose write gate the caller holds (a read of its store must not
+    /// take the gate again).
+    func fetch(_ request: StoreFetchRequest, installsRows: Bool = false, holding: Entry? = nil) throws -> FetchAnswer {
         let entries = try self.entries(holding: request.entity)
+        func read(_ entry: Entry, _ request: StoreFetchRequest) throws -> StoreFetchResult {
+            if let holding, holding === entry { return try entry.store.fetch(request) }
+            return try entry.gate.read { try entry.store.fetch(request) }
+        }
         if entries.count == 1 {
             let entry = entries[0]
             let mark = rowCache.readMark
-            let result = try entry.gate.read { try entry.store.fetch(request) }
+            let result = try read(entry, request)
             var cached = false
             if !installsRows || rowCache.keepsBatch(of: result.snapshots.count) || !result.applied.isSuperset(of: .all) {
                 cached = rowCache.store(result.snapshots, readSince: mark)
@@ -58,7 +64,7 @@ extension PersistentStoreCoordinator {
             partial.limit = nil
             partial.resultType = .snapshots
             let mark = rowCache.readMark
-            let result = try entry.gate.read { try entry.store.fetch(partial) }
+            let result = try read(entry, partial)
             if !result.applied.contains(.predicate) { allPredicateApplied = false }
             rowCache.store(result.snapshots, readSince: mark)
             rows.append(contentsOf: result.snapshots)

@@ -343,7 +343,10 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         for (entry, part) in parts.values.sorted(by: { $0.0.store.identifier < $1.0.store.identifier }) {
             do {
-                try entry.gate.write { try entry.store.save(part) }
+                try entry.gate.write {
+                    if model.hasUniquenessConstraints { try recheckUniqueness(part, holding: entry) }
+                    try entry.store.save(part)
+                }
             } catch let error as StoreError where error.code == .conflict {
                 rowCache.remove(error.conflicts.map(\.objectID))
                 throw error
@@ -356,5 +359,37 @@ public final class PersistentStoreCoordinator: Sendable {
             rowCache.store(part.updated.lazy.map { $0.values })
             rowCache.remove(part.deleted.map(\.objectID))
         }
+    }
+
+    /// Checks the uniqueness constraints of the rows `changes` inserts, or whose constrained
+    /// values it changes, again under the store's write gate, right before they are written.
+    ///
+    /// The context validated them against the store before the save, but a save of another
+    /// context through this coordinator could land between that check and this write: six
+    /// contexts inserting the same unique email at once all saved (an audit). Saves through
+    /// one coordinator pass here one at a time, so the second sees the first's row and fails
+    /// with the same ``ValidationError`` (code 1551). Stored rows this save updates or deletes
+    /// are judged by their new state, as the context judged them. (Saves through another
+    /// coordinator or process on the same store are not serialized with these.)
+    private func recheckUniqueness(_ changes: StoreChangeSet, holding entry: Entry) throws {
+        var violations: [ValidationError.Violation] = []
+        var rewritten: Set<ObjectID>?
+        func check(_ row: RowSnapshot, changed: SlotSet?) throws {
+            guard let entity = model.entity(for: row.objectID), !entity.uniquenessConstraints.isEmpty else { return }
+            for constraint in entity.uniquenessConstraints {
+                guard let probe = UniquenessProbe(constraint, of: entity, values: { row.attributes[$0] }, in: model) else { continue }
+                if let changed, !probe.attributes.contains(where: { changed.contains($0.slot) }) { continue }
+                if rewritten == nil { rewritten = Set(changes.updated.map(\.values.objectID)).union(changes.deleted.map(\.objectID)) }
+                let stored = try fetch(probe.request, holding: entry).ids
+                if let other = stored.first(where: { $0 != row.objectID && !rewritten!.contains($0) }) {
+                    violations.append(.init(
+                        code: .uniquenessConstraint, objectID: row.objectID, key: probe.key,
+                        message: "\(row.objectID) has \(probe.valuesDescription), already used by \(other) (saved while this save was validated)"))
+                }
+            }
+        }
+        for row in changes.inserted { try check(row, changed: nil) }
+        for update in changes.updated { try check(update.values, changed: update.changedAttributes) }
+        if !violations.isEmpty { throw ValidationError(violations: violations) }
     }
 }
