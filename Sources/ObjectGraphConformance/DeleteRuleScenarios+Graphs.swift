@@ -418,6 +418,35 @@ extension DeleteRuleScenarios {
                 try checkEqual(Set(student.tags.map(\.label)), ["kept", "new"], "a later change to the relationship keeps no deleted member")
             }
         },
+        ConformanceScenario("deleteRules.noInverse.savedDeletionLeavesTheSavingContextsMembers") { env in
+            // The saving context's own loaded many-to-nil drops a member whose deletion it saved,
+            // as a fresh context's does (it kept naming the deleted tag: reading it threw
+            // objectNotFound, and a typed read such as `tags.map(\.label)` stopped the process).
+            let context = env.newContext()
+            try context.performAndWait {
+                let student = Student(context: context); student.name = "s"
+                let gone = Tag(context: context); gone.label = "gone"
+                let kept = Tag(context: context); kept.label = "kept"
+                student.tags = [gone, kept]
+                try context.save()
+                try checkEqual(student.tags.count, 2, "tags before the delete")
+                context.delete(gone)
+                try context.save()
+                try checkEqual(student.tags.count, 1, "tags after the deletion is saved")
+                let labels = try (student.value(forKey: "tags") as! Set<ManagedObject>).map { try $0.value(forKey: "label") as? String }
+                try checkEqual(labels, ["kept"], "the remaining tag reads")
+                try check(!student.hasChanges && !context.hasChanges, "dropping the deleted member is no change")
+                let other = Tag(context: context); other.label = "other"
+                student.$tags.add(other)
+                try context.save()
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let student = try fresh.fetch(FetchRequest<Student>())[0]
+                try checkEqual(Set(student.tags.map(\.label)), ["kept", "other"], "tags after reopen")
+            }
+        },
         ConformanceScenario("deleteRules.unsaved.deletedInsertLeavesNoReferenceInStore") { env in
             // An object inserted and deleted before any save has no record. Relationships with
             // an inverse are nullified by the rules; those without one (one-to-nil, many-to-nil)

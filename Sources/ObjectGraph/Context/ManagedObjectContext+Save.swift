@@ -300,6 +300,10 @@ extension ManagedObjectContext {
         if !registry.removeAllIfOnlyDeleted(count: deletedIDs.count) { registry.remove(deletedIDs) }
         if !retained.isEmpty { for id in deletedIDs { retained.removeValue(forKey: id) } }
         releaseDroppedObjects()
+        if !model.manyToNilDestinations.isEmpty {
+            let held = deletedIDs.filter { model.manyToNilDestinations.contains($0.entityName) }
+            if !held.isEmpty { dropSavedDeletionsFromManyToNil(Set(held)) }
+        }
         for object in discardedInserts.values {
             unregister(object)
             object.contextStorage = nil
@@ -320,6 +324,21 @@ extension ManagedObjectContext {
         }
         let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs, origin: coordinator.saveOrigin)
         NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
+    }
+
+    /// Removes objects whose deletion this save stored from the loaded members of to-manys
+    /// without an inverse (many-to-nil). Nothing nullifies such a relationship when a member is
+    /// deleted; the store drops the member with its row (a fresh context never sees it), so the
+    /// saving context's loaded members must drop it too: they kept naming the deleted object,
+    /// whose fault then failed when read (a typed read stopped the process). Every recorded
+    /// change was committed just before, so the members are what the store holds.
+    private func dropSavedDeletionsFromManyToNil(_ ids: Set<ObjectID>) {
+        for object in liveRegisteredObjects() where !object.toManyStates.isEmpty {
+            for relationship in object.entity.toManyRelationships where !relationship.hasInverse && !relationship.isTransient {
+                guard let members = object.toManyStates[relationship.slot].members, !members.isDisjoint(with: ids) else { continue }
+                object.toManyStates[relationship.slot].members?.removeAll { ids.contains($0) }
+            }
+        }
     }
 
     /// `row`'s value, leaving an empty row in its place.

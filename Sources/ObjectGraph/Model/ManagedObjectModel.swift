@@ -22,6 +22,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// Whether some entity has a relationship with the deny rule (a save checks deleted
     /// objects for none otherwise).
     let hasDenyRules: Bool
+    /// The entities whose objects a stored to-many without an inverse (many-to-nil) can hold
+    /// (each destination and its sub-entities): a save that deletes objects of one of them
+    /// drops them from such relationships loaded in the saving context; other saves skip it.
+    let manyToNilDestinations: Set<String>
 
     /// Builds and checks a model.
     public convenience init(_ build: (ModelBuilder) throws -> Void) throws {
@@ -53,6 +57,13 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         self.entitiesByToken = byToken
         self.hasUniquenessConstraints = resolved.contains { !$0.uniquenessConstraints.isEmpty }
         self.hasDenyRules = resolved.contains { !$0.deletePlan.denying.isEmpty }
+        var manyToNilDestinations: Set<String> = []
+        for entity in resolved {
+            for relationship in entity.toManyRelationships where !relationship.hasInverse && !relationship.isTransient {
+                manyToNilDestinations.formUnion(byName[relationship.destinationName]?.hierarchyNames ?? [])
+            }
+        }
+        self.manyToNilDestinations = manyToNilDestinations
         var configurations: [String: Set<String>] = [:]
         for (name, members) in rawConfigurations {
             var set = Set<String>()
