@@ -1,8 +1,9 @@
 import Foundation
 import ObjectGraph
 
-/// Uniqueness constraints (code 1551): among unsaved objects, against stored rows, and between
-/// saves racing through one coordinator.
+/// Uniqueness constraints (code 1551): among unsaved objects, against stored rows, between
+/// saves racing through one coordinator, inherited by sub-entities, and compared by value.
+/// The last two open a second store of the backend under test with a model of their own.
 extension ValidationScenarios {
     static let uniqueness: [ConformanceScenario] = [
         ConformanceScenario("validation.uniqueness.unsavedAndStored") { env in
@@ -10,7 +11,8 @@ extension ValidationScenarios {
             try context.performAndWait {
                 let a = Login(context: context); a.email = "a@x"; a.owner = "A"
                 let b = Login(context: context); b.email = "a@x"; b.owner = "B"
-                try expectUniquenessViolation(try context.save(), "two unsaved logins with one email")
+                let unsaved = try checkThrows(ValidationError.self, "two unsaved logins with one email") { try context.save() }
+                try check(unsaved.contains(.uniquenessConstraint, key: "email"), "code 1551 on email: \(unsaved)")
                 b.email = "b@x"
                 let c = Login(context: context); c.owner = "C"
                 let d = Login(context: context); d.owner = "D"  // nil emails never collide
@@ -19,7 +21,8 @@ extension ValidationScenarios {
             let other = env.newContext()
             try other.performAndWait {
                 let e = Login(context: other); e.email = "a@x"; e.owner = "E"
-                try expectUniquenessViolation(try other.save(), "an unsaved login with a stored login's email")
+                let stored = try checkThrows(ValidationError.self, "an unsaved login with a stored login's email") { try other.save() }
+                try check(stored.contains(.uniquenessConstraint, key: "email"), "code 1551 on email: \(stored)")
                 e.email = "e@x"
                 try other.save()
                 // Swapping two stored values in one save is no collision: each is judged by its
@@ -74,17 +77,100 @@ extension ValidationScenarios {
                 try checkEqual(try verify.count(for: FetchRequest<Login>(predicate: try FetchPredicate(format: "email == 'same@x'"))), 1, "stored logins with the email")
             }
         },
+        ConformanceScenario("validation.uniqueness.inheritedBySubEntities") { env in
+            // A sub-entity's objects are its parent's objects too: Person.email is unique over
+            // Persons and Pupils alike (Core Data: sub-entities may extend, never drop, a
+            // parent's constraint).
+            try withUniquenessStore(env) { container in
+                let context = container.newBackgroundContext()
+                try context.performAndWait {
+                    let person = try context.insertObject(entityName: "Person")
+                    try person.setValue("a@x", forKey: "email")
+                    try context.save()
+                    let pupil = try context.insertObject(entityName: "Pupil")
+                    try pupil.setValue("a@x", forKey: "email")
+                    let stored = try checkThrows(ValidationError.self, "a Pupil repeating a stored Person's email") { try context.save() }
+                    try check(stored.contains(.uniquenessConstraint, key: "email"), "code 1551 on email: \(stored)")
+                    context.rollback()
+                    for _ in 0..<2 {
+                        let pupil = try context.insertObject(entityName: "Pupil")
+                        try pupil.setValue("b@x", forKey: "email")
+                    }
+                    let unsaved = try checkThrows(ValidationError.self, "two new Pupils sharing an email") { try context.save() }
+                    try check(unsaved.contains(.uniquenessConstraint, key: "email"), "code 1551 on email: \(unsaved)")
+                    context.rollback()
+                    let other = try context.insertObject(entityName: "Pupil")
+                    try other.setValue("c@x", forKey: "email")
+                    try context.save()
+                    try checkEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Person")), 2, "persons stored")
+                }
+            }
+        },
+        ConformanceScenario("validation.uniqueness.comparesValuesNotTheirDescriptions") { env in
+            // Two new objects collide exactly when a stored one and a new one would: by the
+            // values, as the stores compare them. (Compared by description, dates a fraction
+            // of a second apart and different data of one length collided, and 0.0 with -0.0
+            // passed together though the store refuses the second after the first is saved.)
+            try withUniquenessStore(env) { container in
+                let context = container.newBackgroundContext()
+                try context.performAndWait {
+                    let base = Date(timeIntervalSince1970: 1_700_000_000)
+                    for offset in [0, 0.25] {
+                        let event = try context.insertObject(entityName: "Event")
+                        try event.setValue(base.addingTimeInterval(offset), forKey: "at")
+                    }
+                    for bytes in [[1, 2, 3], [4, 5, 6]] as [[UInt8]] {
+                        let event = try context.insertObject(entityName: "Event")
+                        try event.setValue(Data(bytes), forKey: "blob")
+                    }
+                    try context.save()
+                    try checkEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Event")), 4, "events stored")
+                    for score in [0.0, -0.0] {
+                        let event = try context.insertObject(entityName: "Event")
+                        try event.setValue(score, forKey: "score")
+                    }
+                    let together = try checkThrows(ValidationError.self, "0.0 and -0.0, both new") { try context.save() }
+                    try check(together.contains(.uniquenessConstraint, key: "score"), "code 1551 on score: \(together)")
+                    context.rollback()
+                    let zero = try context.insertObject(entityName: "Event")
+                    try zero.setValue(0.0, forKey: "score")
+                    try context.save()
+                    let negative = try context.insertObject(entityName: "Event")
+                    try negative.setValue(-0.0, forKey: "score")
+                    let apart = try checkThrows(ValidationError.self, "-0.0 after a stored 0.0") { try context.save() }
+                    try check(apart.contains(.uniquenessConstraint, key: "score"), "code 1551 on score: \(apart)")
+                    context.rollback()
+                    let again = try context.insertObject(entityName: "Event")
+                    try again.setValue(base.addingTimeInterval(0.25), forKey: "at")
+                    let stored = try checkThrows(ValidationError.self, "a date equal to a stored one") { try context.save() }
+                    try check(stored.contains(.uniquenessConstraint, key: "at"), "code 1551 on at: \(stored)")
+                }
+            }
+        },
     ]
 
-    /// Checks that `save` throws a ``ValidationError`` whose violations are all uniqueness ones.
-    static func expectUniquenessViolation(_ save: @autoclosure () throws -> Void, _ what: String, file: String = #filePath, line: Int = #line) throws {
-        do {
-            try save()
-        } catch let error as ValidationError {
-            try check(!error.violations.isEmpty && error.violations.allSatisfy { $0.code == .uniquenessConstraint },
-                      "\(what): expected only uniqueness violations, got \(error)", file: file, line: line)
-            return
+    /// A model with a uniqueness constraint on a parent entity (Person.email, with a Pupil
+    /// sub-entity), opened on the backend under test in its own folder, closed afterwards.
+    static func withUniquenessStore(_ env: ScenarioEnvironment, _ body: (PersistentContainer) throws -> Void) throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Person") { e in
+                e.attribute("email", .string, optional: true)
+                e.unique("email")
+            }
+            m.entity("Pupil", parent: "Person") { e in e.attribute("grade", .integer16, default: 1) }
+            m.entity("Event") { e in
+                e.attribute("at", .date, optional: true)
+                e.attribute("blob", .binaryData, optional: true)
+                e.attribute("score", .double, optional: true)
+                e.unique("at")
+                e.unique("blob")
+                e.unique("score")
+            }
         }
-        throw ScenarioFailure(message: "\(what): the save was not refused", file: file, line: line)
+        let folder = env.directory.appendingPathComponent("uniqueness-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let container = try PersistentContainer(model: model, stores: [env.backend.makeStore(folder)])
+        defer { container.close() }
+        try body(container)
     }
 }

@@ -21,12 +21,16 @@ struct Validator {
     /// Uniqueness constraints (code 1551): no two live objects — unsaved ones in this context,
     /// or stored ones not deleted or changed here — may share the constrained values.
     private mutating func validateUniqueness(_ objects: [ManagedObject]) throws {
-        var seen: [String: ObjectID] = [:]
+        var seen: [UniquenessKey: ObjectID] = [:]
         for object in objects where !object.isFaultStorage {
             for constraint in object.entity.uniquenessConstraints {
                 guard let probe = UniquenessProbe(constraint, of: object.entity, values: { object.attributeValues[$0] }, in: context.model) else { continue }
-                let root = object.entity.rootName
-                let key = root + "|" + probe.key + "|" + probe.values.map(\.description).joined(separator: "\u{1}")
+                // The values themselves, compared as the stores compare them (`==`: 0.0 and
+                // -0.0 collide, NaN never does), not their descriptions: those round a date to
+                // the second and show data as its length, so two new objects with dates a
+                // fraction of a second apart, or different data of one length, were refused,
+                // and 0.0 and -0.0 passed together though the store refuses the second (an audit).
+                let key = UniquenessKey(root: object.entity.rootName, constraint: constraint, values: probe.values)
                 if let other = seen[key] {
                     add(.uniquenessConstraint, object, probe.key, "\(object.objectID) and \(other) share \(probe.valuesDescription)")
                     continue
@@ -42,6 +46,13 @@ struct Validator {
                 }
             }
         }
+    }
+
+    /// Two unsaved objects collide when their keys are equal.
+    private struct UniquenessKey: Hashable {
+        var root: String
+        var constraint: [String]
+        var values: [AttributeValue]
     }
 
     private mutating func add(_ code: ValidationError.Code, _ object: ManagedObject, _ key: String, _ message: String) {

@@ -36,7 +36,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let hierarchyNames: Set<String>
     /// The configurations (stores) the entity belongs to, besides the default one.
     public let configurations: Set<String>
-    /// Property-name sets that must be unique across the entity's objects.
+    /// Property-name sets that must be unique across the entity's objects: its own and its
+    /// parent entity's (a sub-entity's objects are its parent's objects too).
     public let uniquenessConstraints: [[String]]
     /// A stable hash of the entity's stored shape; two models with equal hashes can share a store.
     public let versionHash: String

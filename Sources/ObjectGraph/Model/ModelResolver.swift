@@ -96,9 +96,18 @@ struct ModelResolver {
 
         var sharedRelationships: [String: RelationshipDescription] = [:]  // "Owner.name"
         var sharedAttributes: [String: AttributeDescription] = [:]
+        // A sub-entity's objects are its parent's objects too, so they hold to the parent's
+        // constraints, which they may extend with their own (as in Core Data). Not inheriting
+        // them let a sub-entity's object repeat a value its parent entity declares unique.
+        var constraints: [String: [[String]]] = [:]
         var result: [EntityDescription] = []
         for (index, spec) in ordered.enumerated() {
             let layout = layouts[spec.name]!
+            var entityConstraints = spec.parent.flatMap { constraints[$0] } ?? []
+            for constraint in spec.uniquenessConstraints where !entityConstraints.contains(constraint) {
+                entityConstraints.append(constraint)
+            }
+            constraints[spec.name] = entityConstraints
             var attributes: [AttributeDescription] = []
             for (slot, (attribute, owner)) in layout.attributes.enumerated() {
                 let key = "\(owner).\(attribute.name)"
@@ -137,7 +146,7 @@ struct ModelResolver {
                     name: spec.name, index: index, parentName: spec.parent, rootName: layout.root,
                     isAbstract: spec.isAbstract, attributes: attributes, relationships: relationships,
                     subentityNames: children[spec.name] ?? [], hierarchyNames: hierarchy(spec.name),
-                    configurations: memberOf[spec.name] ?? [], uniquenessConstraints: spec.uniquenessConstraints,
+                    configurations: memberOf[spec.name] ?? [], uniquenessConstraints: entityConstraints,
                     versionHash: hash.hex, managedClass: spec.managedClass))
         }
         for entity in result { try checkUniquenessConstraints(of: entity) }
