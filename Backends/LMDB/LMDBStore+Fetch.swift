@@ -28,6 +28,15 @@ extension LMDBStore {
         }
     }
 
+    /// ``fetch(_:)`` in `txn` (a save's write transaction: see ``save(_:checking:)``).
+    func fetch(_ request: StoreFetchRequest, in txn: LMDBTransaction) throws -> StoreFetchResult {
+        let compiled = try request.compiled(in: model)
+        guard let rowsDBI = handles.rows[request.entity.rootName] else {
+            throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity \(request.entity.name)")
+        }
+        return try fetch(request, compiled, rowsDBI: rowsDBI, in: txn)
+    }
+
     /// `relationship == owner` counted from the owner's members in the inverse's members
     /// database (see ``RelationshipPlan``), without a fetch.
     public func countRows(of entity: EntityDescription, includesSubentities: Bool, where relationship: RelationshipDescription, is owner: ObjectID) throws -> Int? {

@@ -10,6 +10,17 @@ extension LMDBStore {
         try environment.write { txn in try txn.withWriteCursors { try apply(changes, txn, &$0) } }
     }
 
+    /// The check reads the write transaction itself: no other writer, in this process or
+    /// another, commits before these changes do. (A read transaction of its own, inside the
+    /// write, would take the map lock a second time, which its writer preference forbids.)
+    public func save(_ changes: StoreChangeSet, checking check: (_ fetch: (StoreFetchRequest) throws -> StoreFetchResult) throws -> Void) throws {
+        try checkOpen()
+        try environment.write { txn in
+            try check { try fetch($0, in: txn) }
+            try txn.withWriteCursors { try apply(changes, txn, &$0) }
+        }
+    }
+
     /// The key and row location of `id`, a permanent ID of this store.
     @inline(__always)
     private func location(_ id: ObjectID) throws -> (pk: Int64, location: RowLocation) {

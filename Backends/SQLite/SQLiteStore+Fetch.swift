@@ -43,8 +43,8 @@ extension SQLiteStore {
         }
     }
 
-    /// The body of ``fetch(_:)``, on a read connection.
-    private func fetch(_ request: borrowing StoreFetchRequest, connection: SQLiteConnection) throws -> StoreFetchResult {
+    /// The body of ``fetch(_:)``, on a read connection (or the writing one, inside a save).
+    func fetch(_ request: borrowing StoreFetchRequest, connection: SQLiteConnection) throws -> StoreFetchResult {
         if case .groups(let grouping) = request.resultType {
             return try groups(request, grouping, connection: connection)
         }

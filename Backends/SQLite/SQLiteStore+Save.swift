@@ -6,9 +6,20 @@ import ObjectGraph
 extension SQLiteStore {
     /// Checks versions and applies the change set in one transaction.
     public func save(_ changes: StoreChangeSet) throws {
+        try save(changes, check: nil)
+    }
+
+    /// The check runs after `BEGIN IMMEDIATE`, on the writing connection: with the write lock
+    /// held no other connection or process commits before these changes do.
+    public func save(_ changes: StoreChangeSet, checking check: (_ fetch: (StoreFetchRequest) throws -> StoreFetchResult) throws -> Void) throws {
+        try withoutActuallyEscaping(check) { try save(changes, check: $0) }
+    }
+
+    private func save(_ changes: StoreChangeSet, check: ((_ fetch: (StoreFetchRequest) throws -> StoreFetchResult) throws -> Void)?) throws {
         try withConnection { connection in
             try connection.execute("BEGIN IMMEDIATE;")
             do {
+                try check? { try fetch($0, connection: connection) }
                 try apply(changes, connection)
                 try connection.execute("COMMIT;")
             } catch {

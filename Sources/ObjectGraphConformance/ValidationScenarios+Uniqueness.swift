@@ -40,42 +40,14 @@ extension ValidationScenarios {
             // Contexts of one coordinator inserting the same email at once: each validated
             // against the store before any had saved, and all were stored (an audit). One
             // save lands; the others fail as if they had validated after it.
-            let workers = 6
-            let ready = DispatchSemaphore(value: 0)
-            let go = DispatchSemaphore(value: 0)
-            let done = DispatchGroup()
-            let outcomes = SharedValue<[String]>([])
-            for worker in 0..<workers {
-                done.enter()
-                let context = env.newContext("worker \(worker)")
-                Thread.detachNewThread {
-                    defer { done.leave() }
-                    let outcome: String
-                    do {
-                        try context.performAndWait {
-                            let login = Login(context: context); login.email = "same@x"; login.owner = "w\(worker)"
-                            try context.processPendingChanges()
-                            ready.signal()
-                            go.wait()
-                            try context.save()
-                        }
-                        outcome = "saved"
-                    } catch let error as ValidationError where error.violations.allSatisfy({ $0.code == .uniquenessConstraint }) {
-                        outcome = "refused"
-                    } catch {
-                        outcome = "\(error)"
-                    }
-                    outcomes.update { $0.append(outcome) }
-                }
-            }
-            for _ in 0..<workers { ready.wait() }
-            for _ in 0..<workers { go.signal() }
-            done.wait()
-            try checkEqual(outcomes.get().sorted(), ["refused", "refused", "refused", "refused", "refused", "saved"], "outcomes of \(workers) racing saves")
-            let verify = env.newContext()
-            try verify.performAndWait {
-                try checkEqual(try verify.count(for: FetchRequest<Login>(predicate: try FetchPredicate(format: "email == 'same@x'"))), 1, "stored logins with the email")
-            }
+            try racingLogins(env) { env.newContext("worker \($0)") }
+        },
+        ConformanceScenario("validation.uniqueness.racingSavesThroughTwoCoordinators", requires: [.multiProcess]) { env in
+            // The same through two containers on one store: the store's write transaction,
+            // not a coordinator's lock, is what the check and the write must share.
+            let other = try PersistentContainer(model: env.model, stores: [env.backend.makeStore(env.directory)])
+            defer { other.close() }
+            try racingLogins(env) { $0 % 2 == 0 ? env.newContext("worker \($0)") : other.newBackgroundContext(name: "other worker \($0)") }
         },
         ConformanceScenario("validation.uniqueness.inheritedBySubEntities") { env in
             // A sub-entity's objects are its parent's objects too: Person.email is unique over
@@ -148,6 +120,47 @@ extension ValidationScenarios {
             }
         },
     ]
+
+    /// Six contexts (`context(i)` for worker i) insert a login with one email each, released
+    /// together right before saving: exactly one save lands.
+    static func racingLogins(_ env: ScenarioEnvironment, _ context: (Int) -> ManagedObjectContext) throws {
+        let workers = 6
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let outcomes = SharedValue<[String]>([])
+        for worker in 0..<workers {
+            done.enter()
+            let context = context(worker)
+            Thread.detachNewThread {
+                defer { done.leave() }
+                let outcome: String
+                do {
+                    try context.performAndWait {
+                        let login = Login(context: context); login.email = "same@x"; login.owner = "w\(worker)"
+                        try context.processPendingChanges()
+                        ready.signal()
+                        go.wait()
+                        try context.save()
+                    }
+                    outcome = "saved"
+                } catch let error as ValidationError where error.contains(.uniquenessConstraint, key: "email") {
+                    outcome = "refused"
+                } catch {
+                    outcome = "\(error)"
+                }
+                outcomes.update { $0.append(outcome) }
+            }
+        }
+        for _ in 0..<workers { ready.wait() }
+        for _ in 0..<workers { go.signal() }
+        done.wait()
+        try checkEqual(outcomes.get().sorted(), ["refused", "refused", "refused", "refused", "refused", "saved"], "outcomes of \(workers) racing saves")
+        let verify = env.newContext()
+        try verify.performAndWait {
+            try checkEqual(try verify.count(for: FetchRequest<Login>(predicate: try FetchPredicate(format: "email == 'same@x'"))), 1, "stored logins with the email")
+        }
+    }
 
     /// A model with a uniqueness constraint on a parent entity (Person.email, with a Pupil
     /// sub-entity), opened on the backend under test in its own folder, closed afterwards.

@@ -50,11 +50,25 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// failure nothing changes and a ``StoreError`` (``StoreError/Code/conflict`` for
     /// versions) is thrown.
     func save(_ changes: StoreChangeSet) throws
+    /// ``save(_:)``, calling `check` first, inside the store's write transaction, with a fetch
+    /// that reads it: what `check` finds cannot change before the changes land, whoever else
+    /// writes the store (another coordinator, another process). The coordinator checks
+    /// uniqueness constraints this way. When `check` throws, nothing is written. The default
+    /// calls `check` with ``fetch(_:)`` before ``save(_:)``: enough for a store that only one
+    /// coordinator writes (each coordinator's saves are serialized). Called on the saving
+    /// thread; `check` and its fetch run there, inside the call.
+    func save(_ changes: StoreChangeSet, checking check: (_ fetch: (StoreFetchRequest) throws -> StoreFetchResult) throws -> Void) throws
     /// Releases files and handles. Further calls throw ``StoreError/Code/closed``.
     func close()
 }
 
 extension PersistentStore {
+    /// The check with ``fetch(_:)``, then ``save(_:)`` (see the requirement).
+    public func save(_ changes: StoreChangeSet, checking check: (_ fetch: (StoreFetchRequest) throws -> StoreFetchResult) throws -> Void) throws {
+        try check { try fetch($0) }
+        try save(changes)
+    }
+
     /// One row through ``snapshots(for:)``.
     public func snapshot(for id: ObjectID) throws -> RowSnapshot? {
         try snapshots(for: [id]).first

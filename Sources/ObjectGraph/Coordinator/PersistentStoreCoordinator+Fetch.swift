@@ -32,12 +32,13 @@ extension PersistentStoreCoordinator {
     /// `installsRows: true` when the caller installs every returned row in its objects at once.
     /// Such rows are cached for other contexts only when ``RowCache/keepsBatch(of:)``: a large
     /// result is a scan (as ``BatchedFetchResults``).
-    /// `holding`: the entry whose write gate the caller holds (a read of its store must not
-    /// take the gate again).
-    func fetch(_ request: StoreFetchRequest, installsRows: Bool = false, holding: Entry? = nil) throws -> FetchAnswer {
+    /// `holding`: the entry whose write gate the caller holds, and the fetch that reads its
+    /// store inside the write (a read of its store must not take the gate again).
+    func fetch(_ request: StoreFetchRequest, installsRows: Bool = false,
+               holding: (entry: Entry, fetch: (StoreFetchRequest) throws -> StoreFetchResult)? = nil) throws -> FetchAnswer {
         let entries = try self.entries(holding: request.entity)
         func read(_ entry: Entry, _ request: StoreFetchRequest) throws -> StoreFetchResult {
-            if let holding, holding === entry { return try entry.store.fetch(request) }
+            if let holding, holding.entry === entry { return try holding.fetch(request) }
             return try entry.gate.read { try entry.store.fetch(request) }
         }
         if entries.count == 1 {

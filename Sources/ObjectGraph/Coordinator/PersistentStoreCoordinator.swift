@@ -344,8 +344,10 @@ public final class PersistentStoreCoordinator: Sendable {
         for (entry, part) in parts.values.sorted(by: { $0.0.store.identifier < $1.0.store.identifier }) {
             do {
                 try entry.gate.write {
-                    if model.hasUniquenessConstraints { try recheckUniqueness(part, holding: entry) }
-                    try entry.store.save(part)
+                    guard model.hasUniquenessConstraints else { return try entry.store.save(part) }
+                    try entry.store.save(part) { fetch in
+                        try withoutActuallyEscaping(fetch) { fetch in try recheckUniqueness(part, holding: (entry, fetch)) }
+                    }
                 }
             } catch let error as StoreError where error.code == .conflict {
                 rowCache.remove(error.conflicts.map(\.objectID))
@@ -362,16 +364,16 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Checks the uniqueness constraints of the rows `changes` inserts, or whose constrained
-    /// values it changes, again under the store's write gate, right before they are written.
+    /// values it changes, again inside the store's write transaction, right before they are
+    /// written (``PersistentStore/save(_:checking:)``).
     ///
-    /// The context validated them against the store before the save, but a save of another
-    /// context through this coordinator could land between that check and this write: six
-    /// contexts inserting the same unique email at once all saved (an audit). Saves through
-    /// one coordinator pass here one at a time, so the second sees the first's row and fails
-    /// with the same ``ValidationError`` (code 1551). Stored rows this save updates or deletes
-    /// are judged by their new state, as the context judged them. (Saves through another
-    /// coordinator or process on the same store are not serialized with these.)
-    private func recheckUniqueness(_ changes: StoreChangeSet, holding entry: Entry) throws {
+    /// The context validated them against the store before the save, but another save could
+    /// land between that check and this write: six contexts inserting the same unique email at
+    /// once all saved (an audit), through one coordinator or two. Inside the write nothing
+    /// else lands, so the second save sees the first's row and fails with the same
+    /// ``ValidationError`` (code 1551). Stored rows this save updates or deletes are judged by
+    /// their new state, as the context judged them.
+    private func recheckUniqueness(_ changes: StoreChangeSet, holding entry: (Entry, (StoreFetchRequest) throws -> StoreFetchResult)) throws {
         var violations: [ValidationError.Violation] = []
         var rewritten: Set<ObjectID>?
         func check(_ row: RowSnapshot, changed: SlotSet?) throws {
