@@ -98,6 +98,31 @@ enum RelationshipScenarios {
                 try checkEqual(Set(math.students.map(\.name)), ["s1", "s2"], "math.students after reopen")
             }
         },
+        ConformanceScenario("relationships.removingAnotherContextsObjectIsRefused") { env in
+            // Removing the same record's instance of another context is refused with
+            // wrongContext, as adding it is: it unlinked the inverse on the other context's
+            // object, which this context then listed as updated (and saved), while the other
+            // context saw no change of its own.
+            let (studentID, mathID) = try seedStudent(env, takingMath: true)
+            let context = env.newContext()
+            let other = env.newContext()
+            try context.performAndWait {
+                let student = try context.existingObject(with: studentID) as! Student
+                let foreign = try other.performAndWait { try other.existingObject(with: mathID) as! Subject }
+                _ = other.performAndWait { foreign.students.count }
+                let error = try checkThrows(ObjectGraphError.self, "removing another context's Math") {
+                    try student.remove(foreign, from: "subjects")
+                }
+                try checkEqual(error.code, .wrongContext, "error code")
+                try check(!context.hasChanges, "nothing changed here: \(context.updatedObjects.map(\.objectID))")
+                try checkEqual(Set(student.subjects.map(\.name)), ["Art", "Math"], "the student still takes Math")
+            }
+            try other.performAndWait {
+                let math = other.object(with: mathID) as! Subject
+                try check(!math.hasChanges, "the other context's object is untouched")
+                try checkEqual(math.students.count, 1, "Math still has its student there")
+            }
+        },
         ConformanceScenario("relationships.manyToMany.addAfterRemovingANonMemberIsKept") { env in
             // Removing an object that is not a member is a no-op; adding it afterwards must
             // store the membership on both ends. With both ends unloaded the removal is only

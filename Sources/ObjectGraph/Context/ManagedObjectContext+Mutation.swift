@@ -170,6 +170,14 @@ extension ManagedObjectContext {
     /// Removes `destination` from a to-many relationship and maintains the inverse.
     func removeFromToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject) throws {
         try prepareForMutation(object, relationship.name)
+        // An object of another context (the same record's instance there, say) is refused as
+        // an add refuses it: going on removed the record's ID here and then unlinked the inverse
+        // on the other context's object, which this context then listed as updated and saved.
+        guard destination.belongs(to: self) else {
+            throw ObjectGraphError(
+                .wrongContext, objectID: destination.objectID, key: relationship.name,
+                "cannot remove \(destination.objectID) from \(object.objectID).\(relationship.name): it is not in the same context")
+        }
         noteUndoableChange(object)
         guard object.toManyStates[relationship.slot].remove(destination.objectID) else { return }
         markUpdated(object)
