@@ -284,6 +284,16 @@ enum FetchScenarios {
                     request.relationshipKeyPathsForPrefetching = ["friends"]
                     _ = try context.fetch(request)
                 }
+                // A key path with an empty step names no relationship: refused, not read as
+                // the path without it ("subjects..students" was prefetched as "subjects.students",
+                // and "" prefetched nothing).
+                for malformed in ["", "subjects..students", ".subjects", "subjects.", "schoolClass.students."] {
+                    try checkInvalidFetch("prefetching the malformed key path '\(malformed)'") {
+                        var request = FetchRequest<Student>()
+                        request.relationshipKeyPathsForPrefetching = [malformed]
+                        _ = try context.fetch(request)
+                    }
+                }
                 let entity = try checkThrows(ObjectGraphError.self, "an unknown entity") { _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Spaceship")) }
                 try checkEqual(entity.code, .unknownEntity, "code for an unknown entity")
                 _ = Student(context: context)

@@ -289,7 +289,12 @@ extension ManagedObjectContext {
     private func prefetch(_ keyPath: String, from objects: [ManagedObject], entity: EntityDescription) throws {
         var current = objects
         var currentEntity = entity
-        for component in keyPath.split(separator: ".").map(String.init) {
+        // Empty steps are kept, so that "a..b", ".a", "a." and "" are refused rather than read
+        // as the path without them.
+        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            guard !component.isEmpty else {
+                throw ObjectGraphError(.invalidFetch, key: keyPath, "cannot prefetch '\(keyPath)': the key path has an empty step (relationship names joined by single dots)")
+            }
             guard let relationship = currentEntity.relationship(named: component) else {
                 throw ObjectGraphError(.invalidFetch, key: keyPath, "cannot prefetch '\(keyPath)': \(currentEntity.name) has no relationship '\(component)'")
             }
