@@ -256,6 +256,35 @@ enum AttributeScenarios {
                 try check(try read(context.existingObject(with: ids[3]), "palette") == nil, "an unset transformable is nil")
             }
         },
+        ConformanceScenario("attributes.transformable.bytesAreCheckedAgainstItsType") { env in
+            // Bytes set on a transformable are kept only when they decode as its type: other
+            // bytes were stored, and every read of them then failed (a typed read stopped the
+            // process), so they are a wrong value type at the set, as any other value is.
+            let context = env.newContext()
+            let palette = Palette(primary: "teal", accents: ["coral"])
+            let id = try context.performAndWait { () throws -> ObjectID in
+                let object = try context.insertObject(entityName: "AllTypes")
+                try object.setValue(palette, forKey: "palette")
+                let error = try checkThrows(ObjectGraphError.self, "bytes that are no Palette") {
+                    try object.setValue(Data("not a palette".utf8), forKey: "palette")
+                }
+                try checkEqual(error.code, .wrongValueType, "error code")
+                try check(error.message.contains("AllTypes.palette"), "the message names entity and key: \(error.message)")
+                try checkEqual(try object.value(forKey: "palette") as? Palette, palette, "the value is unchanged")
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                let other = Palette(primary: "ivory", accents: [])
+                try object.setValue(try encoder.encode(other), forKey: "palette")
+                try checkEqual(try object.value(forKey: "palette") as? Palette, other, "a Palette's own bytes are taken")
+                try context.save()
+                return object.objectID
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                try checkEqual(try fresh.existingObject(with: id).value(forKey: "palette") as? Palette, Palette(primary: "ivory", accents: []), "stored")
+            }
+        },
         ConformanceScenario("attributes.everyType.togetherInOneObject") { env in
             let (context, ids) = try saveAndReopen(env, [sample])
             try context.performAndWait {

@@ -195,7 +195,9 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
             throw wrong("\(Swift.type(of: value)) \(value)")
         case .transformable:
             guard let transformer else { throw wrong("a value, but the attribute has no transformer") }
-            if let data = value as? Data { return .data(data) }
+            // The value is encoded first, so a transformable of `Data` stores its value's
+            // encoding like any other type's (its bytes were kept as they were, and every read
+            // then failed to decode them).
             let encoded: Data?
             do { encoded = try transformer.encodeValue(value) } catch {
                 throw ObjectGraphError(
@@ -203,8 +205,16 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
                     "\(entity).\(name): \(transformer.valueTypeName) value failed to encode: \(error)",
                     underlying: error)
             }
-            guard let encoded else { throw wrong("\(Swift.type(of: value)), expected \(transformer.valueTypeName)") }
-            return .data(encoded)
+            if let encoded { return .data(encoded) }
+            // Bytes already in the transformer's encoding are kept; any other bytes are refused
+            // here, not stored to fail every read (a typed read stopped the process).
+            if let data = value as? Data {
+                guard (try? transformer.decodeValue(data)) != nil else {
+                    throw wrong("\(data.count) bytes that do not decode as \(transformer.valueTypeName)")
+                }
+                return .data(data)
+            }
+            throw wrong("\(Swift.type(of: value)), expected \(transformer.valueTypeName)")
         }
     }
 
