@@ -127,6 +127,29 @@ enum ResultScenarios {
                 try check(fresh.statistics.storeRoundTrips <= 1 + 9, "one round trip for IDs and one per batch of 300 (saw \(fresh.statistics.storeRoundTrips))")
             }
         },
+        ConformanceScenario("results.batched.unsavedMatchSavedBetweenBatchesIsTheSameObject") { env in
+            // An unsaved object a batched fetch matched, saved before its batch is read: the
+            // batch gives that object (uniquing), under its permanent ID. The result held its
+            // temporary ID, which after the save named nothing: the batch made a second object
+            // under it, which no read could load (a typed read stopped the process).
+            let context = env.newContext()
+            try context.performAndWait {
+                for index in 0..<4 { let student = Student(context: context); student.name = "s\(index)" }
+                try context.save()
+                let newcomer = Student(context: context); newcomer.name = "s9"
+                var request = FetchRequest<Student>(sortKeys: [SortKey("name")])
+                request.fetchBatchSize = 2
+                let results = try context.fetchBatched(request)
+                try checkEqual(results.count, 5, "four saved students and the unsaved one")
+                try checkEqual(results[0].name, "s0", "first batch, read before the save")
+                try context.save()
+                let last = results[4]
+                try check(last === newcomer, "the saved newcomer is its own object (got \(last.objectID), the newcomer is \(newcomer.objectID))")
+                try checkEqual(last.name, "s9", "its name")
+                try checkEqual(results.objectIDs.last, newcomer.objectID, "the result lists its permanent ID")
+                try check(results.objectIDs.allSatisfy { !$0.isTemporary }, "no temporary ID is left")
+            }
+        },
         ConformanceScenario("results.dictionaries.groupsInOrderOfTheirFirstMatchingMember") { env in
             // Chats saved a, b, c; their messages saved so that the order of each group's first
             // member is neither the chats' order nor the same with and without the predicate,

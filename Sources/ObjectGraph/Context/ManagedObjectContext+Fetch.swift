@@ -109,7 +109,12 @@ extension ManagedObjectContext {
         var idsOnly = request
         idsOnly.returnsObjectsAsFaults = true
         let ids = try executeFetch(idsOnly).answer.ids
-        return BatchedFetchResults(context: self, objectIDs: ids, batchSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : 500)
+        // Unsaved matches are held by the result, under their temporary IDs (see BatchedFetchResults).
+        var inserted: [ObjectID: ManagedObject] = [:]
+        if !insertedStorage.isEmpty {
+            for id in ids where id.isTemporary { inserted[id] = registeredLive(id) }
+        }
+        return BatchedFetchResults(context: self, objectIDs: ids, inserted: inserted, batchSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : 500)
     }
 
     /// The IDs of the objects matching `request`, in order.

@@ -10,8 +10,17 @@
 /// rows other contexts use. Rows already cached are still used. Confined, like its objects,
 /// to its context's queue.
 public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessCollection {
-    /// The matching object IDs, in fetch order.
-    public let objectIDs: [ObjectID]
+    /// The matching object IDs, in fetch order (an unsaved match's ID is its permanent one
+    /// once its context has saved it).
+    public var objectIDs: [ObjectID] {
+        inserted.isEmpty ? fetchedIDs : fetchedIDs.map { inserted[$0]?.objectID ?? $0 }
+    }
+    /// The IDs as fetched: unsaved matches under their temporary IDs.
+    private let fetchedIDs: [ObjectID]
+    /// The unsaved matches, by their temporary IDs: a save between batches gives them
+    /// permanent IDs, and their temporary IDs then name nothing (a batch loaded after the save
+    /// made a second object under the old ID, which no read could load).
+    private let inserted: [ObjectID: ManagedObject]
     /// Objects loaded per round trip.
     public let batchSize: Int
     /// How many loaded batches are kept (the rest are released).
@@ -20,9 +29,10 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
     private var batches: [Int: [Element]] = [:]
     private var recent: [Int] = []
 
-    init(context: ManagedObjectContext, objectIDs: [ObjectID], batchSize: Int, retainedBatches: Int = 2) {
+    init(context: ManagedObjectContext, objectIDs: [ObjectID], inserted: [ObjectID: ManagedObject] = [:], batchSize: Int, retainedBatches: Int = 2) {
         self.context = context
-        self.objectIDs = objectIDs
+        self.fetchedIDs = objectIDs
+        self.inserted = inserted
         self.batchSize = Swift.max(1, batchSize)
         self.retainedBatches = Swift.max(1, retainedBatches)
     }
@@ -30,7 +40,7 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
     /// The first index.
     public var startIndex: Int { 0 }
     /// One past the last index.
-    public var endIndex: Int { objectIDs.count }
+    public var endIndex: Int { fetchedIDs.count }
 
     /// The object at `position`, loading its batch if needed.
     ///
@@ -55,11 +65,11 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
         }
         // (Checked before multiplying: `index * batchSize` overflows for a large index.)
         let (start, overflow) = index.multipliedReportingOverflow(by: batchSize)
-        guard !overflow, start >= 0, start < objectIDs.count else {
-            throw ObjectGraphError(.invalidFetch, "batch \(index) is out of range (\(objectIDs.count) results in batches of \(batchSize))")
+        guard !overflow, start >= 0, start < fetchedIDs.count else {
+            throw ObjectGraphError(.invalidFetch, "batch \(index) is out of range (\(fetchedIDs.count) results in batches of \(batchSize))")
         }
-        let ids = objectIDs[start..<Swift.min(objectIDs.count, start + batchSize)]
-        let objects = ids.map(context.registeredOrFault)
+        let ids = fetchedIDs[start..<Swift.min(fetchedIDs.count, start + batchSize)]
+        let objects = ids.map { id in id.isTemporary ? inserted[id] ?? context.registeredOrFault(id) : context.registeredOrFault(id) }
         try context.fulfillFaults(objects, cachingRows: false)
         var typed: [Element] = []
         typed.reserveCapacity(objects.count)
