@@ -22,4 +22,36 @@ import Testing
             #expect(stored == Data([1, 2, 3]))
         }
     }
+
+    struct Reading: TransformableValue, Equatable {
+        var value: Double
+    }
+
+    final class Gauge: ManagedObject {
+        @Attribute var reading: Reading?
+    }
+
+    @Test("non-finite numbers in a transformable round-trip, through the typed property and key-value access")
+    func nonFiniteNumbersRoundTrip() throws {
+        // (JSON has no NaN: the typed property stored nil, losing the value it held before.)
+        let model = try ManagedObjectModel { m in
+            m.entity("Gauge", as: Gauge.self) { e in e.transformable("reading", Reading.self) }
+        }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let gauge = Gauge(context: context)
+            gauge.reading = Reading(value: 1)
+            gauge.reading = Reading(value: .nan)
+            #expect(gauge.reading?.value.isNaN == true)
+            try context.save()
+            let other = container.newBackgroundContext()
+            let stored = try other.performAndWait { (try other.existingObject(with: gauge.objectID) as! Gauge).reading }
+            #expect(stored?.value.isNaN == true)
+            try gauge.setValue(Reading(value: -.infinity), forKey: "reading")
+            #expect((try gauge.value(forKey: "reading") as? Reading) == Reading(value: -.infinity))
+            gauge.reading = Reading(value: .infinity)
+            #expect(gauge.reading == Reading(value: .infinity))
+        }
+    }
 }

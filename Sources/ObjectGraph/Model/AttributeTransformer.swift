@@ -29,11 +29,27 @@ public struct AttributeTransformer: Sendable {
             valueTypeName: String(describing: T.self),
             encode: { value in
                 guard let typed = value as? T else { return nil }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                return try encoder.encode(typed)
+                return try transformableEncoder().encode(typed)
             },
-            decode: { data in try JSONDecoder().decode(T.self, from: data) }
+            decode: { data in try transformableDecoder().decode(T.self, from: data) }
         )
     }
+}
+
+/// The JSON encoder of transformable values: keys sorted, so equal values give equal bytes;
+/// non-finite numbers as the strings "NaN", "+Infinity" and "-Infinity", which plain JSON
+/// cannot hold (a value holding a NaN failed to encode: through a typed property it was
+/// stored as nil, its old value lost; an audit).
+func transformableEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+    return encoder
+}
+
+/// The decoder matching ``transformableEncoder()``.
+func transformableDecoder() -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+    return decoder
 }

@@ -169,16 +169,19 @@ extension URL: AttributeValueConvertible {
 public protocol TransformableValue: Codable, Sendable, AttributeValueConvertible {}
 
 extension TransformableValue {
-    /// The JSON encoding, as `.data`.
+    /// The JSON encoding, as `.data`. A value whose own `encode(to:)` throws is a programming
+    /// error, reported with the type and the error: it was stored as nil, silently losing the
+    /// value the object held before.
     public var attributeValue: AttributeValue {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return .null }
-        return .data(data)
+        do {
+            return .data(try transformableEncoder().encode(self))
+        } catch {
+            ManagedObject.trap("a \(Self.self) value failed to encode for a transformable attribute: \(error)")
+        }
     }
     /// Decodes `.data`; `nil` when the bytes are not this type's JSON.
     public static func fromAttributeValue(_ value: AttributeValue) -> Self? {
         guard case .data(let data) = value else { return nil }
-        return try? JSONDecoder().decode(Self.self, from: data)
+        return try? transformableDecoder().decode(Self.self, from: data)
     }
 }
