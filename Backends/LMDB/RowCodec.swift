@@ -3,8 +3,18 @@ import ObjectGraph
 
 /// The compact, versioned encoding of a stored row (the value in a hierarchy's row database):
 ///
-///     u8 format (1) · u16 entity code · u64 version ·
+///     u8 format (2) · u16 entity code · u64 version ·
 ///     u16 n · n × attribute value · u16 m · m × to-one reference
+///
+/// Format 2 holds the entity's persistent attributes and to-ones only, each in slot order;
+/// decoding gives transient slots nil (what a save hands a store for them). Transient
+/// properties are not in the model version hash, so a model that adds, removes or moves one
+/// opens the store: rows that held every slot by position (format 1) were then read with
+/// another slot's value, or refused as damaged (an audit). Format-1 rows, which files written
+/// before still hold, are read as they were written: every slot by position — or, when they
+/// hold as many values as the entity has persistent attributes, as those (a model without the
+/// entity's transients wrote them; the hash pins the persistent ones and their order).
+/// An entity without transient properties is read the same in both formats, at the same cost.
 ///
 /// An attribute value is a tag byte and its payload (integer and double as 8 big-endian
 /// bytes, strings, data, decimals and URIs as u32 length + bytes, a date as its reference-date
@@ -17,10 +27,24 @@ struct RowCodec {
     /// become IDs (and IDs codes) without touching entity names.
     let namespaces: [ObjectID.Namespace]
     private let codesByNamespace: [ObjectID.Namespace: UInt16]
-    /// Per entity code, how many attribute values and to-one references its rows hold: a row
-    /// claiming other counts is damaged, and is refused as such instead of being handed up to
-    /// be indexed out of range.
-    private let shapes: [(attributes: Int, toOne: Int)]
+    /// Per entity code, how many attribute and to-one slots its records have, and how many of
+    /// them are persistent (the values and references a row of format 2 holds): a row claiming
+    /// other counts is damaged, and is refused as such instead of being handed up to be indexed
+    /// out of range.
+    private let shapes: [Shape]
+    /// Per entity code, for an entity with transient attributes: each attribute slot's position
+    /// among a format-2 row's values, -1 for a transient slot. Empty for the other entities,
+    /// whose rows hold every slot. Built once, so no row allocates to be mapped.
+    private let attributePositions: [[Int]]
+    /// The same for to-one slots, for an entity with transient to-ones.
+    private let toOnePositions: [[Int]]
+
+    private struct Shape {
+        var attributes: Int
+        var toOne: Int
+        var storedAttributes: Int
+        var storedToOne: Int
+    }
 
     init(layout: LMDBLayout, storeIdentifier: String) {
         self.layout = layout
@@ -30,8 +54,27 @@ struct RowCodec {
         var codes: [ObjectID.Namespace: UInt16] = [:]
         for (code, namespace) in namespaces.enumerated() { codes[namespace] = UInt16(code) }
         self.codesByNamespace = codes
-        shapes = layout.entityNames.map { name in
-            layout.model.entity(named: name).map { ($0.attributes.count, $0.toOneRelationships.count) } ?? (-1, -1)
+        let entities = layout.entityNames.map { layout.model.entity(named: $0) }
+        shapes = entities.map { entity in
+            guard let entity else { return Shape(attributes: -1, toOne: -1, storedAttributes: -1, storedToOne: -1) }
+            return Shape(
+                attributes: entity.attributes.count, toOne: entity.toOneRelationships.count,
+                storedAttributes: entity.attributes.filter { !$0.isTransient }.count,
+                storedToOne: entity.toOneRelationships.filter { !$0.isTransient }.count)
+        }
+        attributePositions = entities.map { entity in Self.positions(entity?.attributes.map(\.isTransient) ?? []) }
+        toOnePositions = entities.map { entity in Self.positions(entity?.toOneRelationships.map(\.isTransient) ?? []) }
+    }
+
+    /// Each slot's position among the stored ones (-1 for a transient slot); empty when no
+    /// slot is transient.
+    private static func positions(_ transient: [Bool]) -> [Int] {
+        guard transient.contains(true) else { return [] }
+        var next = 0
+        return transient.map { isTransient in
+            if isTransient { return -1 }
+            defer { next += 1 }
+            return next
         }
     }
 
@@ -65,7 +108,10 @@ struct RowCodec {
         return namespaces[Int(code)]
     }
 
-    static let format: UInt8 = 1
+    /// The format of the rows this codec writes: persistent values and to-ones only.
+    static let format: UInt8 = 2
+    /// The format before: every attribute and to-one slot, transient ones as nil, by position.
+    static let positionalFormat: UInt8 = 1
 
     private enum Tag: UInt8 {
         case null = 0, integer, double, decimal, string, bool, date, data, uuid, uri
@@ -76,13 +122,27 @@ struct RowCodec {
     func encode(_ row: RowSnapshot, into writer: inout ByteWriter) {
         writer.bytes.removeAll(keepingCapacity: true)
         writer.bytes.reserveCapacity(Self.encodedSize(row))
+        let code = code(of: row.objectID) ?? UInt16.max
         writer.u8(Self.format)
-        writer.u16(code(of: row.objectID) ?? UInt16.max)
+        writer.u16(code)
         writer.u64(UInt64(bitPattern: row.version))
-        writer.u16(UInt16(row.attributes.count))
-        for value in row.attributes { Self.write(value, to: &writer) }
-        writer.u16(UInt16(row.toOne.count))
-        for destination in row.toOne { writeReference(destination, to: &writer) }
+        let shape = Int(code) < shapes.count ? shapes[Int(code)] : nil
+        if let shape, shape.storedAttributes != shape.attributes, row.attributes.count == shape.attributes {
+            writer.u16(UInt16(shape.storedAttributes))
+            let positions = attributePositions[Int(code)]
+            for slot in 0..<row.attributes.count where positions[slot] >= 0 { Self.write(row.attributes[slot], to: &writer) }
+        } else {
+            writer.u16(UInt16(row.attributes.count))
+            for value in row.attributes { Self.write(value, to: &writer) }
+        }
+        if let shape, shape.storedToOne != shape.toOne, row.toOne.count == shape.toOne {
+            writer.u16(UInt16(shape.storedToOne))
+            let positions = toOnePositions[Int(code)]
+            for slot in 0..<row.toOne.count where positions[slot] >= 0 { writeReference(row.toOne[slot], to: &writer) }
+        } else {
+            writer.u16(UInt16(row.toOne.count))
+            for destination in row.toOne { writeReference(destination, to: &writer) }
+        }
     }
 
     /// The size of a row's encoding (at most, but for a reference to an entity outside the
@@ -160,62 +220,139 @@ struct RowCodec {
     }
 
     /// A row's header and to-ones, its attribute values read by `values` (given the reader at
-    /// the first value and their count, which the entity's shape has checked).
+    /// the first value and their count, which the entity's shape has checked). The rows of an
+    /// entity without transient properties take the first branches, as every row did before
+    /// format 2; the others are mapped to their slots out of line.
     @inline(__always)
     private func decodeRow(
         _ bytes: UnsafeRawBufferPointer, primaryKey: Int64, values: (inout ByteReader, Int) throws -> Void
     ) throws -> (objectID: ObjectID, version: Int64, toOne: ToOneValues) {
         var reader = ByteReader(bytes)
-        guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
+        let format = try reader.u8()
+        guard format == Self.format || format == Self.positionalFormat else { throw ByteReader.Truncated() }
         let code = try reader.u16()
         let namespace = try namespace(code)
         let shape = shapes[Int(code)]
         let version = Int64(bitPattern: try reader.u64())
         let attributeCount = Int(try reader.u16())
-        guard attributeCount == shape.attributes else { throw ByteReader.Truncated() }
-        try values(&reader, attributeCount)
+        if attributeCount == shape.attributes && attributeCount == shape.storedAttributes {
+            try values(&reader, attributeCount)
+        } else {
+            try readMappedAttributes(&reader, attributeCount, format: format, code: code, shape: shape, values)
+        }
         let toOneCount = Int(try reader.u16())
-        guard toOneCount == shape.toOne else { throw ByteReader.Truncated() }
-        if toOneCount == 1 {
+        if toOneCount == 1 && shape.toOne == 1 && shape.storedToOne == 1 {
             return (namespace.objectID(primaryKey: primaryKey), version, ToOneValues(single: try readReference(&reader)))
         }
+        return (namespace.objectID(primaryKey: primaryKey), version, try readToOne(&reader, toOneCount, format: format, code: code, shape: shape))
+    }
+
+    /// Reads the attribute values of a row whose entity has transient attributes (or a damaged
+    /// row, which throws) with `values`, slot by slot: a stored value from `reader`, a transient
+    /// slot's nil from a reader of one nil tag, so `values` fills every slot in order.
+    @inline(never)
+    private func readMappedAttributes(
+        _ reader: inout ByteReader, _ count: Int, format: UInt8, code: UInt16, shape: Shape,
+        _ values: (inout ByteReader, Int) throws -> Void
+    ) throws {
+        guard let positions = try mappedSlots(count, format: format, all: shape.attributes, stored: shape.storedAttributes, positions: attributePositions, code: code) else {
+            try values(&reader, count)
+            return
+        }
+        for position in positions {
+            if position < 0 {
+                var null = ByteReader(Self.nullTag)
+                try values(&null, 1)
+            } else {
+                try values(&reader, 1)
+            }
+        }
+    }
+
+    /// One nil tag: what a transient slot, which a format-2 row does not hold, reads as.
+    nonisolated(unsafe) private static let nullTag: UnsafeRawBufferPointer = {
+        let byte = UnsafeMutableRawBufferPointer.allocate(byteCount: 1, alignment: 1)
+        byte[0] = Tag.null.rawValue
+        return UnsafeRawBufferPointer(byte)
+    }()
+
+    /// How a row's `count` values (attribute values or to-one references) fill its entity's
+    /// slots, when they are not exactly its slots, all persistent: `nil` for every slot in
+    /// order (a format-1 row holding every slot, transient ones as nil), or each slot's position
+    /// among them, -1 for a transient slot (from `positions`). A count that is neither is damage.
+    @inline(never)
+    private func mappedSlots(_ count: Int, format: UInt8, all: Int, stored: Int, positions: [[Int]], code: UInt16) throws -> [Int]? {
+        if format == Self.positionalFormat && count == all { return nil }
+        guard count == stored, stored >= 0, stored != all else { throw ByteReader.Truncated() }
+        return positions[Int(code)]
+    }
+
+    /// A row's `count` to-one references, by slot (transient slots nil).
+    @inline(__always)
+    private func readToOne(_ reader: inout ByteReader, _ count: Int, format: UInt8, code: UInt16, shape: Shape) throws -> ToOneValues {
+        guard count == shape.toOne && count == shape.storedToOne else {
+            return try readMappedToOne(&reader, count, format: format, code: code, shape: shape)
+        }
         var toOne = ToOneValues()
-        toOne.reserveCapacity(toOneCount)
-        for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
-        return (namespace.objectID(primaryKey: primaryKey), version, toOne)
+        toOne.reserveCapacity(count)
+        for _ in 0..<count { toOne.append(try readReference(&reader)) }
+        return toOne
+    }
+
+    /// The to-one references of a row whose entity has transient to-ones (or a damaged row,
+    /// which throws), by slot.
+    @inline(never)
+    private func readMappedToOne(_ reader: inout ByteReader, _ count: Int, format: UInt8, code: UInt16, shape: Shape) throws -> ToOneValues {
+        let positions = try mappedSlots(count, format: format, all: shape.toOne, stored: shape.storedToOne, positions: toOnePositions, code: code)
+        var toOne = ToOneValues()
+        toOne.reserveCapacity(shape.toOne)
+        if let positions {
+            for position in positions { toOne.append(position < 0 ? nil : try readReference(&reader)) }
+        } else {
+            for _ in 0..<count { toOne.append(try readReference(&reader)) }
+        }
+        return toOne
     }
 
     /// The entity code and one attribute of a row, the values before it skipped, not decoded:
     /// grouping by an owner's attribute reads one value of each owner row.
     func decodeAttribute(_ bytes: UnsafeRawBufferPointer, slot: (ObjectID.Namespace) throws -> Int) throws -> AttributeValue {
         var reader = ByteReader(bytes)
-        guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
-        let wanted = try slot(try namespace(try reader.u16()))
+        let format = try reader.u8()
+        guard format == Self.format || format == Self.positionalFormat else { throw ByteReader.Truncated() }
+        let code = try reader.u16()
+        let wanted = try slot(try namespace(code))
+        let shape = shapes[Int(code)]
         _ = try reader.u64()
         let attributeCount = Int(try reader.u16())
-        guard wanted < attributeCount else { throw ByteReader.Truncated() }
-        for _ in 0..<wanted { try Self.skip(&reader) }
+        var position = wanted
+        if attributeCount != shape.attributes || attributeCount != shape.storedAttributes,
+           let positions = try mappedSlots(attributeCount, format: format, all: shape.attributes, stored: shape.storedAttributes, positions: attributePositions, code: code) {
+            guard wanted >= 0, wanted < positions.count else { throw ByteReader.Truncated() }
+            position = positions[wanted]
+            if position < 0 { return .null }
+        }
+        guard position >= 0, position < attributeCount else { throw ByteReader.Truncated() }
+        for _ in 0..<position { try Self.skip(&reader) }
         return try Self.read(&reader)
     }
 
-    /// A row's to-one destinations, its attribute values skipped, not decoded: deleting a row
-    /// of an entity without indexes needs only these.
+    /// A row's to-one destinations by slot, its attribute values skipped, not decoded: deleting
+    /// a row of an entity without indexes needs only these.
     func decodeToOne(_ bytes: UnsafeRawBufferPointer) throws -> ToOneValues {
         var reader = ByteReader(bytes)
-        guard try reader.u8() == Self.format else { throw ByteReader.Truncated() }
+        let format = try reader.u8()
+        guard format == Self.format || format == Self.positionalFormat else { throw ByteReader.Truncated() }
         let code = try reader.u16()
         _ = try namespace(code)
         let shape = shapes[Int(code)]
         _ = try reader.u64()
         let attributeCount = Int(try reader.u16())
-        guard attributeCount == shape.attributes else { throw ByteReader.Truncated() }
+        if attributeCount != shape.attributes || attributeCount != shape.storedAttributes {
+            _ = try mappedSlots(attributeCount, format: format, all: shape.attributes, stored: shape.storedAttributes, positions: attributePositions, code: code)
+        }
         for _ in 0..<attributeCount { try Self.skip(&reader) }
-        let toOneCount = Int(try reader.u16())
-        guard toOneCount == shape.toOne else { throw ByteReader.Truncated() }
-        var toOne = ToOneValues()
-        toOne.reserveCapacity(toOneCount)
-        for _ in 0..<toOneCount { toOne.append(try readReference(&reader)) }
-        return toOne
+        return try readToOne(&reader, Int(try reader.u16()), format: format, code: code, shape: shape)
     }
 
     private static func skip(_ reader: inout ByteReader) throws {

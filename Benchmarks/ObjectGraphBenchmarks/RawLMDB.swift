@@ -134,9 +134,9 @@ final class RawLMDB {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    /// A Chat row: format 1, entity code, version, one string attribute, no to-ones.
+    /// A Chat row: format 2, entity code, version, one string attribute, no to-ones.
     static func chatRow(title: String, version: Int64) -> [UInt8] {
-        var bytes: [UInt8] = [1]
+        var bytes: [UInt8] = [2]
         append(chatCode, to: &bytes)
         append(UInt64(bitPattern: version), to: &bytes)
         append(UInt16(1), to: &bytes)
@@ -149,7 +149,7 @@ final class RawLMDB {
 
     /// A Message row: text (string), sentAt (date: reference-date seconds), to-one chat.
     static func messageRow(text: String, sentAt: Double, chat: Int64, version: Int64) -> [UInt8] {
-        var bytes: [UInt8] = [1]
+        var bytes: [UInt8] = [2]
         bytes.reserveCapacity(48 + text.utf8.count)
         append(messageCode, to: &bytes)
         append(UInt64(bitPattern: version), to: &bytes)
@@ -176,7 +176,7 @@ final class RawLMDB {
     /// Reads the fields of a Message row written by ``messageRow`` (or by the store).
     static func decodeMessage(_ value: MDB_val) throws -> MessageFields {
         let raw = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
-        guard raw.count >= 16, raw[0] == 1, raw[13] == 4 else { throw BenchmarkFailure("raw lmdb: not a message row") }
+        guard raw.count >= 16, raw[0] == 2, raw[13] == 4 else { throw BenchmarkFailure("raw lmdb: not a message row") }
         let version = Int64(bitPattern: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 3, as: UInt64.self)))
         let length = Int(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 14, as: UInt32.self)))
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: raw[18..<18 + length]), as: UTF8.self)
@@ -203,7 +203,7 @@ final class RawLMDB {
     /// The first attribute of a row whose first attribute is a string, and the row's version.
     private static func decodeFirstString(_ value: MDB_val, _ what: String) throws -> (text: String, version: Int64) {
         let raw = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
-        guard raw.count >= 18, raw[0] == 1, raw[13] == 4 else { throw BenchmarkFailure("raw lmdb: not a \(what) row") }
+        guard raw.count >= 18, raw[0] == 2, raw[13] == 4 else { throw BenchmarkFailure("raw lmdb: not a \(what) row") }
         let version = Int64(bitPattern: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 3, as: UInt64.self)))
         let length = Int(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 14, as: UInt32.self)))
         guard raw.count >= 18 + length else { throw BenchmarkFailure("raw lmdb: a truncated \(what) row") }
