@@ -174,7 +174,15 @@ extension ManagedObjectContext {
     /// Objects this context changed whose records another save deleted: the deletion wins.
     /// Their changes are dropped, references to them from this context's other changes are
     /// cleared (so nothing saved points at a missing record), and they become inaccessible.
+    ///
+    /// One deleted here whose delete rules have not run yet (a merge between `delete(_:)` and
+    /// the end of the block, or on a main-queue context used directly) leaves the pending
+    /// deletes too: the save that deleted its record applied its rules in the store, and
+    /// running them here would reach its members as this context last loaded them — a cascade
+    /// then deleted objects the other save had moved away (their fresh faults read rows with
+    /// current versions, so no conflict stopped the save: silent data loss).
     func dropObjectsDeletedElsewhere(_ ids: Set<ObjectID>) throws {
+        if !pendingDeletes.isEmpty { pendingDeletes.removeAll { ids.contains($0.objectID) } }
         for id in ids {
             guard let object = registeredLive(id) else { continue }
             updatedStorage.removeValue(forKey: id)
