@@ -128,14 +128,19 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the context's queue and returns its result asynchronously.
+    /// Runs `body` on the context's queue and returns its result asynchronously, once the
+    /// block has ended: its pending changes processed (delete rules applied) and announced.
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                QueueOwnership.with(self.link) {
+                // Resumed after processPendingChanges, not inside the block: the caller went on
+                // (on another thread) while the context still applied the block's delete rules
+                // and posted its objects-did-change.
+                let result = QueueOwnership.with(self.link) { () -> Result<T, any Error> in
                     defer { try? self.processPendingChanges() }
-                    do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+                    return Result { try body() }
                 }
+                continuation.resume(with: result)
             }
         }
     }
