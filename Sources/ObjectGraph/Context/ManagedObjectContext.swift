@@ -118,8 +118,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Runs `body` on the context's queue and waits for it; re-entrant (runs at once when
     /// already on the queue). Delete rules are applied when the outermost block ends.
+    ///
+    /// On the main queue, a main-queue context's outermost `performAndWait` runs `body` in
+    /// place (a `sync` onto the main queue would deadlock) but ends like any other block: its
+    /// pending changes are processed and announced, as when called from another thread.
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
-        if ownsQueue() { return try body() }
+        if QueueOwnership.holds(link) { return try body() }
+        if concurrencyType == .mainQueue && QueueOwnership.isOnMainQueue {
+            return try QueueOwnership.with(link) {
+                defer { try? processPendingChanges() }
+                return try body()
+            }
+        }
         return try queue.sync {
             try QueueOwnership.with(link) {
                 defer { try? processPendingChanges() }
