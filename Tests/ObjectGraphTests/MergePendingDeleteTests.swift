@@ -4,18 +4,18 @@ import ObjectGraphInMemory
 import Synchronization
 import Testing
 
-@Suite("Audit F: merging the deletion of an object whose deletion is pending here")
-struct AuditFMergePendingDeleteTests {
+@Suite("merging the deletion of an object whose deletion is pending here")
+struct MergePendingDeleteTests {
     @Test("merging the deletion of an object whose own deletion is pending here leaves nothing to save")
     func mergeOfAPendingDeletion() throws {
-        let container = try AuditFFixture.container()
-        let (keeperID, _) = try AuditFFixture.seed(container)
+        let container = try KeeperPetFixture.container()
+        let (keeperID, _) = try KeeperPetFixture.seed(container)
         let context = container.newBackgroundContext(name: "mine")
         try context.performAndWait {
             let keeper = try context.existingObject(with: keeperID) as! Keeper
             _ = keeper.pets.count  // members loaded
             context.delete(keeper)  // rules pending until the block ends
-            let payload = try AuditFFixture.deleteElsewhere(container, keeperID)
+            let payload = try KeeperPetFixture.deleteElsewhere(container, keeperID)
             try context.mergeChanges(fromContextDidSave: payload)
         }
         let state = context.performAndWait {
@@ -27,8 +27,8 @@ struct AuditFMergePendingDeleteTests {
 
     @Test("a merged deletion of a keeper deleted here does not cascade, over stale members, to pets moved away before it")
     func mergedDeletionDoesNotCascadeOverStaleMembers() throws {
-        let container = try AuditFFixture.container()
-        let (keeperID, petIDs) = try AuditFFixture.seed(container)
+        let container = try KeeperPetFixture.container()
+        let (keeperID, petIDs) = try KeeperPetFixture.seed(container)
         let setup = container.newBackgroundContext(name: "setup")
         let otherKeeperID = try setup.performAndWait {
             let other = try setup.insert(Keeper.self)

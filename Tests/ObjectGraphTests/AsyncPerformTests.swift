@@ -4,11 +4,11 @@ import ObjectGraphInMemory
 import Synchronization
 import Testing
 
-@Suite("Audit F: await perform returns after the block ends")
-struct AuditFAsyncPerformTests {
+@Suite("await perform returns after the block ends")
+struct AsyncPerformTests {
     @Test("await perform returns after the block's pending changes are processed and announced")
     func asyncPerformReturnsAfterObjectsDidChange() async throws {
-        let container = try AuditFFixture.container()
+        let container = try KeeperPetFixture.container()
         let context = container.newBackgroundContext(name: "async")
         let posted = Box(false)
         let token = NotificationCenter.default.addObserver(forName: .objectGraphObjectsDidChange, object: context, queue: nil) { _ in

@@ -4,13 +4,13 @@ import ObjectGraphInMemory
 import Synchronization
 import Testing
 
-@Suite("Audit F: performAndWait on the main queue ends like any outermost block")
-struct AuditFMainQueuePerformTests {
+@Suite("performAndWait on the main queue ends like any outermost block")
+struct MainQueuePerformTests {
     @MainActor
     @Test("performAndWait on the view context from the main queue processes pending changes at its end, as from any other thread")
     func viewPerformAndWaitOnMainProcessesPendingChanges() throws {
-        let container = try AuditFFixture.container()
-        let (keeperID, petIDs) = try AuditFFixture.seed(container)
+        let container = try KeeperPetFixture.container()
+        let (keeperID, petIDs) = try KeeperPetFixture.seed(container)
         let view = container.viewContext
         let rec = Recorder(view, label: "V")
         view.performAndWait {

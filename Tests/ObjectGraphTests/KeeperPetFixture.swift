@@ -4,7 +4,7 @@ import ObjectGraphInMemory
 import Synchronization
 import Testing
 
-enum AuditFFixture {
+enum KeeperPetFixture {
     /// Keepers cascade to their pets; pets nullify their owner.
     static func model() throws -> ManagedObjectModel {
         try ManagedObjectModel { m in
