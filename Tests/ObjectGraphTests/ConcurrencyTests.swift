@@ -23,7 +23,8 @@ final class Box<Value: Sendable>: Sendable {
 
 /// Builds what the tests misuse. Exit-test bodies cannot capture values, so they call these.
 enum ConcurrencyFixture {
-    static func model() throws -> ManagedObjectModel {
+    /// Keepers and their pets (`cascade`: deleting a keeper deletes its pets; else nullify).
+    static func model(cascade: Bool = false) throws -> ManagedObjectModel {
         try ManagedObjectModel { m in
             m.entity("Pet", as: Pet.self) { e in
                 e.attribute("name", .string, optional: true)
@@ -31,7 +32,7 @@ enum ConcurrencyFixture {
             }
             m.entity("Keeper", as: Keeper.self) { e in
                 e.attribute("name", .string, optional: true)
-                e.toMany("pets", "Pet", inverse: "owner")
+                e.toMany("pets", "Pet", inverse: "owner", deleteRule: cascade ? .cascade : .nullify)
             }
         }
     }

@@ -7,16 +7,7 @@ import Testing
 enum KeeperPetFixture {
     /// Keepers cascade to their pets; pets nullify their owner.
     static func model() throws -> ManagedObjectModel {
-        try ManagedObjectModel { m in
-            m.entity("Pet", as: Pet.self) { e in
-                e.attribute("name", .string, optional: true)
-                e.toOne("owner", "Keeper", inverse: "pets")
-            }
-            m.entity("Keeper", as: Keeper.self) { e in
-                e.attribute("name", .string, optional: true)
-                e.toMany("pets", "Pet", inverse: "owner", deleteRule: .cascade)
-            }
-        }
+        try ConcurrencyFixture.model(cascade: true)
     }
 
     static func container() throws -> PersistentContainer {
