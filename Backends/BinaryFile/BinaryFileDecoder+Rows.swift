@@ -56,9 +56,18 @@ extension BinaryFileDecoder {
     }
 
     /// One row table: its layouts (concrete entities, with their property counts), then rows.
+    ///
+    /// A layout's counts say which slots its rows hold: the persistent ones (as this code
+    /// writes them), read into their slots with transient slots nil (what a save hands the
+    /// store for them); or every slot, transient ones included, read by position (as files
+    /// written before did). They differ only for an entity with transient properties; any
+    /// other counts are refused.
     func table(of root: EntityDescription, _ reader: inout ByteReader, _ references: References) throws -> [Int64: StoredRow] {
         let layoutCount = try reader.count("the number of entities in the \(root.name) table", minimumSize: 4)
         var layouts: [EntityDescription] = []
+        // Per layout: the slots its rows hold values for, in order, when not every slot.
+        var attributeSlots: [[Int]?] = []
+        var toOneSlots: [[Int]?] = []
         for _ in 0..<layoutCount {
             let start = reader.offset
             let index = try reader.index("an entity of the \(root.name) table", below: references.entityNames.count)
@@ -66,8 +75,17 @@ extension BinaryFileDecoder {
             guard let entity = references.entities[index], entity.rootName == root.name, !entity.isAbstract else {
                 throw reader.fail("the \(root.name) table holds rows of \(references.entityNames[index]), which is not a concrete entity of that hierarchy", at: start)
             }
-            guard counts == (UInt64(entity.attributes.count), UInt64(entity.toOneRelationships.count), UInt64(entity.toManyRelationships.count)) else {
-                throw reader.fail("\(entity.name) rows have \(counts.0) attributes, \(counts.1) to-one and \(counts.2) to-many relationships; the model has \(entity.attributes.count), \(entity.toOneRelationships.count), \(entity.toManyRelationships.count)", at: start)
+            let slots = BinaryFileFormat.PersistentSlots(entity)
+            if counts == (UInt64(slots.attributes.count), UInt64(slots.toOne.count), UInt64(slots.toManyCount)) {
+                attributeSlots.append(slots.hasTransientAttributes ? slots.attributes : nil)
+                toOneSlots.append(slots.hasTransientToOne ? slots.toOne : nil)
+            } else if counts == (UInt64(slots.allAttributes), UInt64(slots.allToOne), UInt64(slots.allToMany)) {
+                attributeSlots.append(nil)
+                toOneSlots.append(nil)
+            } else {
+                let persistent = slots.hasTransientAttributes || slots.hasTransientToOne || slots.toManyCount != slots.allToMany
+                    ? " (\(slots.attributes.count), \(slots.toOne.count), \(slots.toManyCount) of them persistent)" : ""
+                throw reader.fail("\(entity.name) rows have \(counts.0) attributes, \(counts.1) to-one and \(counts.2) to-many relationships; the model has \(slots.allAttributes), \(slots.allToOne), \(slots.allToMany)\(persistent)", at: start)
             }
             guard !layouts.contains(where: { $0 === entity }) else { throw reader.fail("\(entity.name) is listed twice in the \(root.name) table", at: start) }
             layouts.append(entity)
@@ -86,20 +104,29 @@ extension BinaryFileDecoder {
             previous = pk
             let layout = try reader.index("the entity of \(root.name) row \(pk)", below: layouts.count)
             let version = try reader.signed("the version of \(names[layout]) row \(pk)")
-            var attributes: [AttributeValue] = []
-            attributes.reserveCapacity(attributeTypes[layout].count)
-            for (slot, type) in attributeTypes[layout].enumerated() {
-                attributes.append(try value(type, &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" })
+            var attributes: [AttributeValue]
+            if let slots = attributeSlots[layout] {
+                // The persistent values only: transient slots stay nil.
+                attributes = Array(repeating: .null, count: attributeTypes[layout].count)
+                for slot in slots {
+                    attributes[slot] = try value(attributeTypes[layout][slot], &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" }
+                }
+            } else {
+                attributes = []
+                attributes.reserveCapacity(attributeTypes[layout].count)
+                for (slot, type) in attributeTypes[layout].enumerated() {
+                    attributes.append(try value(type, &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" })
+                }
             }
-            var toOne: [ObjectID?] = []
-            toOne.reserveCapacity(destinations[layout].count)
-            for (slot, destination) in destinations[layout].enumerated() {
-                let start = reader.offset
-                func what() -> String { "\(names[layout]).\(layouts[layout].toOneRelationships[slot].name) of row \(pk)" }
-                switch try reader.byte("the presence of \(what())") {
-                case 0: toOne.append(nil)
-                case 1: toOne.append(try references.read(&reader, destination: destination, what()))
-                case let other: throw reader.fail("\(what()) has presence byte \(other), not 0 or 1", at: start)
+            var toOne: [ObjectID?]
+            if let slots = toOneSlots[layout] {
+                toOne = Array(repeating: nil, count: destinations[layout].count)
+                for slot in slots { toOne[slot] = try toOneValue(&reader, references, destinations[layout][slot]) { "\(names[layout]).\(layouts[layout].toOneRelationships[slot].name) of row \(pk)" } }
+            } else {
+                toOne = []
+                toOne.reserveCapacity(destinations[layout].count)
+                for (slot, destination) in destinations[layout].enumerated() {
+                    toOne.append(try toOneValue(&reader, references, destination) { "\(names[layout]).\(layouts[layout].toOneRelationships[slot].name) of row \(pk)" })
                 }
             }
             rows[pk] = StoredRow(entityName: names[layout], version: version, attributes: attributes, toOne: toOne,
@@ -108,14 +135,26 @@ extension BinaryFileDecoder {
         return rows
     }
 
+    /// One to-one slot of a row: a presence byte, then (if 1) a reference to one of the
+    /// entities `destination` names.
+    @inline(__always)
+    private func toOneValue(_ reader: inout ByteReader, _ references: References, _ destination: Set<String>, _ what: () -> String) throws -> ObjectID? {
+        let start = reader.offset
+        switch try reader.byte("the presence of \(what())") {
+        case 0: return nil
+        case 1: return try references.read(&reader, destination: destination, what())
+        case let other: throw reader.fail("\(what()) has presence byte \(other), not 0 or 1", at: start)
+        }
+    }
+
     /// One relationship table: the members of one to-many relationship of one concrete entity.
     func relationshipTable(_ reader: inout ByteReader, _ references: References, into tables: inout [String: [Int64: StoredRow]]) throws {
         let start = reader.offset
         let index = try reader.index("a relationship table's entity", below: references.entityNames.count)
         let name = try reader.string("a relationship table's relationship")
         guard let entity = references.entities[index], !entity.isAbstract,
-              let relationship = entity.relationship(named: name), relationship.isToMany else {
-            throw reader.fail("a relationship table for \(references.entityNames[index]).\(name), which is not a to-many relationship of a concrete entity of the model", at: start)
+              let relationship = entity.relationship(named: name), relationship.isToMany, !relationship.isTransient else {
+            throw reader.fail("a relationship table for \(references.entityNames[index]).\(name), which is not a persistent to-many relationship of a concrete entity of the model", at: start)
         }
         let destination = model.entity(named: relationship.destinationName)?.hierarchyNames ?? []
         let what = "\(entity.name).\(name)"

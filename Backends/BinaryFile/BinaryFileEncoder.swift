@@ -48,6 +48,7 @@ struct BinaryFileEncoder {
             body.varint(entities.index(of: root))
             var layouts: [String: Int] = [:]
             var layoutNames: [String] = []
+            var layoutSlots: [BinaryFileFormat.PersistentSlots] = []
             for row in table.values where layouts[row.entityName] == nil {
                 layouts[row.entityName] = 0
                 layoutNames.append(row.entityName)
@@ -58,11 +59,15 @@ struct BinaryFileEncoder {
                 guard let entity = model.entity(named: name) else {
                     throw StoreError(.backend, "cannot write rows of entity \(name): the model does not have it")
                 }
+                // Rows hold the persistent slots only (see BinaryFileFormat.PersistentSlots):
+                // the counts are theirs.
+                let slots = BinaryFileFormat.PersistentSlots(entity)
                 layouts[name] = index
+                layoutSlots.append(slots)
                 body.varint(entities.index(of: name))
-                body.varint(entity.attributes.count)
-                body.varint(entity.toOneRelationships.count)
-                body.varint(entity.toManyRelationships.count)
+                body.varint(slots.attributes.count)
+                body.varint(slots.toOne.count)
+                body.varint(slots.toManyCount)
             }
             body.varint(table.count)
             var previous: Int64?
@@ -70,11 +75,26 @@ struct BinaryFileEncoder {
                 let row = table[pk]!
                 if let previous { body.varint(UInt64(bitPattern: pk &- previous)) } else { body.signed(pk) }
                 previous = pk
-                body.varint(layouts[row.entityName]!)
+                let layout = layouts[row.entityName]!
+                body.varint(layout)
                 body.signed(row.version)
-                for value in row.attributes { encode(value, into: &body) }
-                for destination in row.toOne {
-                    if let destination { body.byte(1); try reference(destination, into: &body) } else { body.byte(0) }
+                let slots = layoutSlots[layout]
+                guard row.attributes.count == slots.allAttributes, row.toOne.count == slots.allToOne else {
+                    throw StoreError(.backend, "cannot write \(row.entityName) row \(pk): it has \(row.attributes.count) attribute and \(row.toOne.count) to-one slots; the model has \(slots.allAttributes) and \(slots.allToOne)")
+                }
+                if slots.hasTransientAttributes {
+                    for slot in slots.attributes { encode(row.attributes[slot], into: &body) }
+                } else {
+                    for value in row.attributes { encode(value, into: &body) }
+                }
+                if slots.hasTransientToOne {
+                    for slot in slots.toOne {
+                        if let destination = row.toOne[slot] { body.byte(1); try reference(destination, into: &body) } else { body.byte(0) }
+                    }
+                } else {
+                    for destination in row.toOne {
+                        if let destination { body.byte(1); try reference(destination, into: &body) } else { body.byte(0) }
+                    }
                 }
                 if row.toMany.contains(where: { !$0.isEmpty }) {
                     relationshipTables[row.entityName, default: []].append((pk, row.toMany))
@@ -89,7 +109,7 @@ struct BinaryFileEncoder {
         for name in relationshipTables.keys.sorted() {
             let entity = model.entity(named: name)!
             let sources = relationshipTables[name]!
-            for relationship in entity.toManyRelationships {
+            for relationship in entity.toManyRelationships where !relationship.isTransient {
                 let filled = sources.filter { !$0.members[relationship.slot].isEmpty }
                 guard !filled.isEmpty else { continue }
                 relationshipCount += 1

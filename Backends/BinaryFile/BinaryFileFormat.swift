@@ -1,3 +1,5 @@
+import ObjectGraph
+
 /// The binary store's file layout, version 1 (README.md in this folder describes it in full).
 ///
 /// ```
@@ -39,4 +41,40 @@ enum BinaryFileFormat {
 
     /// The content of a decimal that is not a number (its description, "NaN", does not parse).
     static let decimalNaN = "NaN"
+
+    /// The slots of an entity that its rows in a file hold: the persistent (non-transient)
+    /// attributes and to-ones, each in slot order, and the persistent to-manys (whose members
+    /// are in relationship tables, by name).
+    ///
+    /// Transient properties are not in the model version hash, so a model that only adds,
+    /// removes or moves one opens the file: rows that held every slot by position (as files
+    /// written before did, transient slots as nil) were then read with another slot's value,
+    /// or refused as damaged. Rows that hold only the persistent slots do not depend on where
+    /// the transients are (the hash pins the persistent ones and their order).
+    struct PersistentSlots {
+        /// Slots of the persistent attributes, in order.
+        let attributes: [Int]
+        /// Slots of the persistent to-ones, in order.
+        let toOne: [Int]
+        /// How many to-many relationships are persistent.
+        let toManyCount: Int
+        /// How many attribute, to-one and to-many slots the entity has, transient ones included.
+        let allAttributes: Int
+        let allToOne: Int
+        let allToMany: Int
+
+        init(_ entity: EntityDescription) {
+            attributes = entity.attributes.indices.filter { !entity.attributes[$0].isTransient }
+            toOne = entity.toOneRelationships.indices.filter { !entity.toOneRelationships[$0].isTransient }
+            toManyCount = entity.toManyRelationships.filter { !$0.isTransient }.count
+            allAttributes = entity.attributes.count
+            allToOne = entity.toOneRelationships.count
+            allToMany = entity.toManyRelationships.count
+        }
+
+        /// Whether some attribute slot is transient (so rows hold fewer values than slots).
+        var hasTransientAttributes: Bool { attributes.count != allAttributes }
+        /// Whether some to-one slot is transient.
+        var hasTransientToOne: Bool { toOne.count != allToOne }
+    }
 }
