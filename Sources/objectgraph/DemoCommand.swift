@@ -23,8 +23,10 @@ struct DemoCommand: ParsableCommand {
         defer { container.close() }
         print("ObjectGraph demo — a chat app on the \(store.rawValue) store")
 
+        // The IDs of this run's Lunch and Alice: with `--path` the folder may already hold a
+        // store from an earlier run, whose Alice (and chats) the fetches below also find.
         let writer = container.newBackgroundContext(name: "writer")
-        try writer.performAndWait {
+        let (lunchID, aliceID) = try writer.performAndWait { () throws -> (ObjectID, ObjectID) in
             let alice = DemoMember(context: writer); alice.name = "Alice"
             let bob = DemoMember(context: writer); bob.name = "Bob"
             let lunch = DemoChat(context: writer); lunch.title = "Lunch"
@@ -47,12 +49,13 @@ struct DemoCommand: ParsableCommand {
             print("   Setting message.chat also filled chat.messages: Lunch has \(lunch.messages.count) messages.")
             try writer.save()
             print("2. Saved. Objects now have permanent IDs, e.g. \(lunch.objectID.uriRepresentation.absoluteString)")
+            return (lunch.objectID, alice.objectID)
         }
 
         let reader = container.newBackgroundContext(name: "reader")
         try reader.performAndWait {
             let chats = try reader.fetch(FetchRequest<DemoChat>(sortKeys: [SortKey("title")]))
-            let lunch = chats[0]
+            let lunch = chats.first { $0.objectID == lunchID }!
             print("3. A fresh context fetched \(chats.count) chats sorted by title; they arrive as faults (isFault: \(lunch.isFault)).")
             _ = lunch.title
             print("   Reading lunch.title fired the fault (isFault: \(lunch.isFault)); round trips so far: \(reader.statistics.storeRoundTrips).")
@@ -60,7 +63,7 @@ struct DemoCommand: ParsableCommand {
             let messages = lunch.messages
             let trips = reader.statistics.storeRoundTrips - before
             print("   lunch.messages was a to-many fault; touching it loaded \(messages.count) message IDs in \(trips) round trip\(trips == 1 ? "" : "s").")
-            let alice = try reader.fetch(FetchRequest<DemoMember>(predicate: .key("name") == "Alice")).first!
+            let alice = try reader.fetch(FetchRequest<DemoMember>(predicate: .key("name") == "Alice")).first { $0.objectID == aliceID }!
             print("4. Alice has written \(alice.messages.count) messages in \(alice.chats.count) chats.")
 
             reader.delete(lunch)
@@ -76,7 +79,7 @@ struct DemoCommand: ParsableCommand {
             let chats = try checker.count(for: FetchRequest<DemoChat>())
             let messages = try checker.count(for: FetchRequest<DemoMessage>())
             let titles = try checker.fetch(FetchRequest<DemoMessage>(sortKeys: [SortKey("sentAt")])).map(\.text)
-            print("6. After saving, the store holds \(chats) chat and \(messages) messages: \(titles.joined(separator: " / "))")
+            print("6. After saving, the store holds \(chats) chat\(chats == 1 ? "" : "s") and \(messages) messages: \(titles.joined(separator: " / "))")
             let bad = DemoChat(context: checker)
             bad.title = ""
             do {
