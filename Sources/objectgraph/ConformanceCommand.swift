@@ -21,12 +21,19 @@ struct ConformanceCommand: ParsableCommand {
     @Option(name: .customLong("repeat"), help: "Run the selection this many times, stopping at the first failure.")
     var rounds: Int = 1
 
+    /// Bad option values are usage errors of this subcommand (checked before `run`, so the
+    /// usage printed is `objectgraph conformance`'s, not the root command's).
+    func validate() throws {
+        guard rounds >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard ConformanceKit.scenarios.contains(where: { scenario.map($0.name.contains) ?? true }) else {
+            throw ValidationError("no scenario's name contains '\(scenario ?? "")'")
+        }
+    }
+
     func run() throws {
         let stores = store.map { [$0] } ?? BuiltInStore.allCases
         let backends = stores.map(\.conformanceBackend)
         let scenarios = ConformanceKit.scenarios.filter { scenario.map($0.name.contains) ?? true }
-        guard !scenarios.isEmpty else { throw ValidationError("no scenario's name contains '\(scenario ?? "")'") }
-        guard rounds >= 1 else { throw ValidationError("--repeat must be at least 1") }
         var outcomes: [[ScenarioOutcome]] = []
         for round in 1...rounds {
             outcomes = Array(repeating: [], count: scenarios.count)
