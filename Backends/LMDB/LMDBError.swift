@@ -20,7 +20,8 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible {
     public var description: String { "lmdb error \(code): \(message)" }
 
     /// The ObjectGraph code for this failure. Damaged or foreign files are `corrupt`, a full
-    /// disk or a failed system call is `io`, a lock held elsewhere is `busy`; the other
+    /// disk or a failed system call is `io`, a lock held elsewhere is `busy` (`EACCES`, `EAGAIN`,
+    /// `EBUSY`: a permission denial, also `EACCES`, is therefore `busy` too); the other
     /// `MDB_*` codes (full reader table, too many databases, bad transaction…) are backend
     /// failures.
     public var storeCode: StoreError.Code {
