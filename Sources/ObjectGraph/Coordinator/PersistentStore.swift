@@ -23,7 +23,11 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The store's metadata as last read or written.
     func metadata() throws -> StoreMetadata
     /// Reserves `count` consecutive primary keys for the hierarchy rooted at `rootEntity` and
-    /// returns the first. Keys are never reused, even if the save that used them fails.
+    /// returns the first. Keys are never reused, even if the save that used them fails — while
+    /// the store is open; across a close and reopen only where the counter is written when
+    /// keys are allocated (SQLite, LMDB). An ``AtomicStore`` (the binary file) writes its
+    /// counters with its next successful save, so keys allocated since then (an ID from
+    /// `obtainPermanentIDs(for:)`, a failed save) are handed out again after reopening.
     func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64
     /// Answers a fetch. A store that cannot evaluate the predicate (or sort, or range) natively
     /// says so in ``StoreFetchResult/applied``, and the shared layer completes the work.
