@@ -102,6 +102,12 @@ final class LMDBEnvironment: @unchecked Sendable {
             if case let lmdb as LMDBError = error.underlying, lmdb.code == MDB_INVALID || lmdb.code == MDB_VERSION_MISMATCH {
                 throw StoreError(.corrupt, "\(path) is not an LMDB environment (\(lmdb.message))", underlying: lmdb)
             }
+            // EACCES is what a lock held elsewhere can report (busy), and also what opening a
+            // file the process may not read or write reports: that is no lock, and retrying it
+            // as one would never end, so it is an I/O error naming the file.
+            if case let lmdb as LMDBError = error.underlying, lmdb.code == EACCES, let denied = Self.deniedPath(path, flags: flags) {
+                throw StoreError(.io, "opening \(path): permission denied for \(denied)", underlying: lmdb)
+            }
             throw error
         }
         self.env = env!
@@ -109,6 +115,17 @@ final class LMDBEnvironment: @unchecked Sendable {
         // Reader slots of processes that died are freed now, not when the table fills up.
         var dead: Int32 = 0
         mdb_reader_check(env, &dead)
+    }
+
+    /// The file or folder of the environment at `path` this process may not use as opening
+    /// it needs (read and write, or read only with `MDB_RDONLY`), if any.
+    private static func deniedPath(_ path: String, flags: UInt32) -> String? {
+        let files = flags & UInt32(MDB_NOSUBDIR) != 0 ? [path, path + "-lock"] : [path, path + "/data.mdb", path + "/lock.mdb"]
+        let mode = flags & UInt32(MDB_RDONLY) != 0 ? R_OK : R_OK | W_OK
+        for file in files where access(file, F_OK) == 0 && access(file, mode) != 0 { return file }
+        let folder = flags & UInt32(MDB_NOSUBDIR) != 0 ? (path as NSString).deletingLastPathComponent : path
+        if access(folder, F_OK) == 0 && access(folder, R_OK | W_OK | X_OK) != 0 { return folder }
+        return nil
     }
 
     /// What a read or write of a closed environment throws.

@@ -21,7 +21,8 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible {
 
     /// The ObjectGraph code for this failure. Damaged or foreign files are `corrupt`, a full
     /// disk or a failed system call is `io`, a lock held elsewhere is `busy` (`EACCES`, `EAGAIN`,
-    /// `EBUSY`: a permission denial, also `EACCES`, is therefore `busy` too); the other
+    /// `EBUSY`; opening a store whose files the process may not use, also `EACCES`, is told
+    /// apart at open, see `LMDBEnvironment`); the other
     /// `MDB_*` codes (full reader table, too many databases, bad transaction…) are backend
     /// failures.
     public var storeCode: StoreError.Code {

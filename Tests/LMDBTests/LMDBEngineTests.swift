@@ -108,6 +108,37 @@ struct LMDBEngineTests {
 
 /// A reader slot left by a process that died with a read transaction open is cleared when a
 /// store opens the environment (`mdb_reader_check`), instead of staying until the table fills.
+@Suite("LMDB permissions")
+struct LMDBPermissionTests {
+    /// Opens a store in a folder the process may not write, in a child process that gives up
+    /// root first (root passes every permission check); exits 0 when that is an I/O error.
+    static func openInDeniedFolder() -> Never {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("og-lmdb-denied-\(getpid())").path
+        mkdir(folder, 0o755)
+        if getuid() == 0 {
+            guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
+        } else {
+            chmod(folder, 0o555)
+        }
+        do {
+            _ = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: URL(fileURLWithPath: folder + "/store.lmdb"))])
+            exit(2)
+        } catch let error as StoreError where error.code == .io && error.message.contains("permission denied") {
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    @Test("opening a store in a folder the process may not write is an I/O error, not busy")
+    func deniedFolderIsIO() async {
+        // (EACCES is also what a lock held elsewhere reports: it was busy, and a caller retrying
+        // busy stores would have retried a permission error for ever.)
+        await #expect(processExitsWith: .success) { Self.openInDeniedFolder() }
+    }
+}
+
 @Suite("LMDB stale readers")
 struct LMDBStaleReaderTests {
     static func file(processID: Int32) -> URL {
