@@ -113,7 +113,7 @@ struct LMDBPermissionTests {
     /// Opens a store in a folder the process may not write, in a child process that gives up
     /// root first (root passes every permission check); exits 0 when that is an I/O error.
     static func openInDeniedFolder() -> Never {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("og-lmdb-denied-\(getpid())").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("og-lmdb-denied").path  // (one folder, reused: the child cannot remove it)
         mkdir(folder, 0o755)
         if getuid() == 0 {
             guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
