@@ -340,6 +340,9 @@ public final class PersistentStoreCoordinator: Sendable {
             for row in changes.deleted { parts[try part(row.objectID)]!.1.deleted.append(row) }
             for change in changes.toMany { parts[try part(change.source)]!.1.toMany.append(change) }
             if let user = changes.userMetadata { for key in parts.keys { parts[key]?.1.userMetadata = user } }
+            // Before any store writes: a reference is stored as a key of the writing store, so
+            // one naming another store's row would come back as a row of this store.
+            for (entry, part) in parts.values { try checkSameStore(part, entry) }
         }
         for (entry, part) in parts.values.sorted(by: { $0.0.store.identifier < $1.0.store.identifier }) {
             do {
@@ -360,6 +363,35 @@ public final class PersistentStoreCoordinator: Sendable {
             // one, retaining its values, for nothing.)
             rowCache.store(part.updated.lazy.map { $0.values })
             rowCache.remove(part.deleted.map(\.objectID))
+        }
+    }
+
+    /// Refuses a change set whose relationships name objects of another store (as Core Data
+    /// refuses a relationship between objects in different stores). A store keeps a reference
+    /// as its own key: the SQLite and LMDB stores would read it back as the row of that key in
+    /// their own table (another object, or none), atomic stores as a member no inverse lists.
+    /// Only new references are checked (not a to-one an update leaves alone, nor removals), so
+    /// the check costs nothing while one store is attached.
+    private func checkSameStore(_ part: StoreChangeSet, _ entry: Entry) throws {
+        func check(_ source: ObjectID, _ relationship: @autoclosure () -> String, _ destination: ObjectID) throws {
+            // (A temporary destination is a parent context's unsaved object, in a child's save
+            // to it: checked when the parent saves, by then with its permanent ID.)
+            guard destination.storeToken != entry.storeToken, !destination.isTemporary else { return }
+            throw ObjectGraphError(
+                .crossStoreRelationship, objectID: source, key: relationship(),
+                "\(source).\(relationship()) names \(destination) of store \(destination.storeIdentifier ?? "?"), but \(source) is in store \(entry.store.identifier); a relationship cannot join objects of different stores")
+        }
+        func checkToOne(_ row: RowSnapshot, _ slots: SlotSet?) throws {
+            for slot in row.toOne.indices {
+                guard let destination = row.toOne[slot], slots?.contains(slot) ?? true else { continue }
+                try check(row.objectID, model.entity(for: row.objectID)?.toOneRelationships[slot].name ?? "to-one \(slot)", destination)
+            }
+        }
+        for row in part.inserted { try checkToOne(row, nil) }
+        for update in part.updated { try checkToOne(update.values, update.changedToOne) }
+        for change in part.toMany {
+            for destination in change.added { try check(change.source, change.relationship.name, destination) }
+            for destination in change.order ?? [] { try check(change.source, change.relationship.name, destination) }
         }
     }
 

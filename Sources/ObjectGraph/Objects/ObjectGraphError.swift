@@ -36,6 +36,8 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
         /// An object deleted in its context (the deletion not saved yet) was inserted again:
         /// undo or roll back the deletion to keep it, or insert a new object.
         public static let objectDeleted = Code(rawValue: 111)
+        /// A save would store a relationship between objects of different stores.
+        public static let crossStoreRelationship = Code(rawValue: 112)
 
         /// The code's name, for messages.
         public var description: String {
@@ -52,6 +54,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
             case .noStore: return "noStore"
             case .wrongDestination: return "wrongDestination"
             case .objectDeleted: return "objectDeleted"
+            case .crossStoreRelationship: return "crossStoreRelationship"
             default: return "code \(rawValue)"
             }
         }
