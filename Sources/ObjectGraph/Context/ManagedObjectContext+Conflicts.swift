@@ -11,9 +11,12 @@ extension ManagedObjectContext {
         // (That may drop objects deleted elsewhere, which only ever shrinks the storage.)
         if deleted.count != deletedStorage.count { deleted = deletedInSaveOrder() }
         var changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
+        // The stores whose part of this save landed: a conflict in one store's part leaves
+        // the parts of the stores before it saved, and sending them again would fail.
+        var landed: Set<String> = []
         do {
             statisticsStorage.storeRoundTrips += 1
-            try coordinator.save(changes)
+            try coordinator.save(changes, landed: &landed)
         } catch let error as StoreError where error.code == .conflict {
             let conflicts = try describe(error)
             guard mergePolicy != .error else { throw MergeConflictError(conflicts: conflicts, policy: mergePolicy, underlying: error) }
@@ -23,7 +26,7 @@ extension ManagedObjectContext {
             changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
             do {
                 statisticsStorage.storeRoundTrips += 1
-                try coordinator.save(changes)
+                try coordinator.save(changes, landed: &landed)
             } catch let again as StoreError where again.code == .conflict {
                 throw MergeConflictError(conflicts: try describe(again), policy: mergePolicy, underlying: again)
             }

@@ -11,6 +11,9 @@ extension ManagedObjectContext {
     /// every object, call ``ManagedObject/didSave()`` and post
     /// ``Foundation/Notification/Name/objectGraphContextDidSave``. If validation or the store
     /// fails, the store is unchanged and the context keeps its changes (roll back or fix them).
+    /// A save spanning several stores is atomic per store only: a version conflict in one
+    /// store's part that the merge policy resolves is sent again to the stores that have not
+    /// saved yet; any other failure of a later store's part leaves the earlier parts saved.
     public func save() throws {
         try checkQueue("save()")
         try processPendingChanges()

@@ -315,6 +315,15 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Sends one context save to the stores involved: each store's part lands atomically.
     /// (A save that spans several stores is atomic per store, not across stores.)
     func save(_ changes: StoreChangeSet) throws {
+        var landed: Set<String> = []
+        try save(changes, landed: &landed)
+    }
+
+    /// ``save(_:)``, skipping the parts of the stores in `landed` and adding each store whose
+    /// part lands: when a later store's part fails, `landed` names the stores that already
+    /// hold theirs, so a save sent again after its conflicts are resolved does not send those
+    /// parts a second time (their inserts would exist already, their versions have moved on).
+    func save(_ changes: StoreChangeSet, landed: inout Set<String>) throws {
         var parts: [String: (Entry, StoreChangeSet)] = [:]
         let all = entries.read { $0 }
         if all.count == 1 {
@@ -345,6 +354,7 @@ public final class PersistentStoreCoordinator: Sendable {
             for (entry, part) in parts.values { try checkSameStore(part, entry) }
         }
         for (entry, part) in parts.values.sorted(by: { $0.0.store.identifier < $1.0.store.identifier }) {
+            guard !landed.contains(entry.store.identifier) else { continue }
             do {
                 try entry.gate.write {
                     guard model.hasUniquenessConstraints else { return try entry.store.save(part) }
@@ -363,6 +373,7 @@ public final class PersistentStoreCoordinator: Sendable {
             // one, retaining its values, for nothing.)
             rowCache.store(part.updated.lazy.map { $0.values })
             rowCache.remove(part.deleted.map(\.objectID))
+            landed.insert(entry.store.identifier)
         }
     }
 
