@@ -83,4 +83,61 @@ struct SeveralStoresTests {
         }
         reopened.close()
     }
+
+    /// Item, unique by code, held by two configurations.
+    static func uniqueModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Item") { e in
+                e.attribute("code", .string)
+                e.unique("code")
+            }
+            m.configuration("One", entities: ["Item"])
+            m.configuration("Two", entities: ["Item"])
+        }
+    }
+
+    /// One save deletes the item holding a unique code in one store and inserts a new item
+    /// with that code in the other. The context judges the deleted row by its new state; the
+    /// recheck inside the inserting store's write judged it as stored when that store's part
+    /// was sent first (stores are sent in identifier order), refusing a valid save.
+    @Test(arguments: Kind.allCases)
+    func aUniqueValueMovesToAnotherStoreInOneSave(_ kind: Kind) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-stores-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // (Both configurations hold the same entities, so a store file opens as either.)
+        var identifiers: [String: String] = [:]
+        for configuration in ["One", "Two"] {
+            let alone = try PersistentContainer(model: try Self.uniqueModel(), stores: [kind.store(directory, configuration)])
+            identifiers[configuration] = alone.coordinator.persistentStores[0].identifier
+            alone.close()
+        }
+        // The store sent first receives the insert (new objects go to the first store added);
+        // the other holds the stored item.
+        let (first, second) = identifiers["One"]! < identifiers["Two"]! ? ("One", "Two") : ("Two", "One")
+        let alone = try PersistentContainer(model: try Self.uniqueModel(), stores: [kind.store(directory, second)])
+        let setup = alone.newBackgroundContext()
+        try setup.performAndWait {
+            try setup.insertObject(entityName: "Item").setValue("X", forKey: "code")
+            try setup.save()
+        }
+        alone.close()
+
+        let both = try PersistentContainer(model: try Self.uniqueModel(), stores: [kind.store(directory, first), kind.store(directory, second)])
+        let context = both.newBackgroundContext()
+        try context.performAndWait {
+            let stored = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")).first)
+            context.delete(stored)
+            let replacement = try context.insertObject(entityName: "Item")
+            try replacement.setValue("X", forKey: "code")
+            try context.save()
+            #expect(replacement.objectID.storeIdentifier == identifiers[first])
+        }
+        let reader = both.newBackgroundContext()
+        let codes = try reader.performAndWait {
+            try reader.fetch(FetchRequest<ManagedObject>(entityName: "Item")).map { try $0.value(forKey: "code") as? String }
+        }
+        #expect(codes == ["X"])
+        both.close()
+    }
 }

@@ -359,7 +359,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 try entry.gate.write {
                     guard model.hasUniquenessConstraints else { return try entry.store.save(part) }
                     try entry.store.save(part) { fetch in
-                        try withoutActuallyEscaping(fetch) { fetch in try recheckUniqueness(part, holding: (entry, fetch)) }
+                        try withoutActuallyEscaping(fetch) { fetch in try recheckUniqueness(part, of: changes, holding: (entry, fetch)) }
                     }
                 }
             } catch let error as StoreError where error.code == .conflict {
@@ -415,8 +415,10 @@ public final class PersistentStoreCoordinator: Sendable {
     /// once all saved (an audit), through one coordinator or two. Inside the write nothing
     /// else lands, so the second save sees the first's row and fails with the same
     /// ``ValidationError`` (code 1551). Stored rows this save updates or deletes are judged by
-    /// their new state, as the context judged them.
-    private func recheckUniqueness(_ changes: StoreChangeSet, holding entry: (Entry, (StoreFetchRequest) throws -> StoreFetchResult)) throws {
+    /// their new state, as the context judged them — in every store of the save (`whole`), not
+    /// only the one writing now: a value moving from a row of one store to a row of another
+    /// was refused when the receiving store's part was sent first.
+    private func recheckUniqueness(_ changes: StoreChangeSet, of whole: StoreChangeSet, holding entry: (Entry, (StoreFetchRequest) throws -> StoreFetchResult)) throws {
         var violations: [ValidationError.Violation] = []
         var rewritten: Set<ObjectID>?
         func check(_ row: RowSnapshot, changed: SlotSet?) throws {
@@ -424,7 +426,7 @@ public final class PersistentStoreCoordinator: Sendable {
             for constraint in entity.uniquenessConstraints {
                 guard let probe = UniquenessProbe(constraint, of: entity, values: { row.attributes[$0] }, in: model) else { continue }
                 if let changed, !probe.attributes.contains(where: { changed.contains($0.slot) }) { continue }
-                if rewritten == nil { rewritten = Set(changes.updated.map(\.values.objectID)).union(changes.deleted.map(\.objectID)) }
+                if rewritten == nil { rewritten = Set(whole.updated.map(\.values.objectID)).union(whole.deleted.map(\.objectID)) }
                 let stored = try fetch(probe.request, holding: entry).ids
                 if let other = stored.first(where: { $0 != row.objectID && !rewritten!.contains($0) }) {
                     violations.append(.init(
