@@ -44,7 +44,7 @@ struct LMDBLayout: Sendable {
         let toMany = entities.flatMap { entity in entity.toManyRelationships.filter { $0.entityName == entity.name && !$0.isTransient } }
         toManyRelationships = toMany
         toManyReaching = Dictionary(uniqueKeysWithValues: entities.map { entity in
-            (entity.name, toMany.filter { model.destination(of: $0).hierarchyNames.contains(entity.name) })
+            (entity.name, toMany.filter { model.destinationEntity(of: $0).hierarchyNames.contains(entity.name) })
         })
         let codes = self.codes
         requestCodes = Dictionary(uniqueKeysWithValues: entities.map { entity in

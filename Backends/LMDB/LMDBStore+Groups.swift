@@ -19,7 +19,7 @@ extension LMDBStore {
         guard steps.count == 2, let relationship = request.entity.relationship(named: steps[0]), !relationship.isToMany,
               let index = inverseIndexes[IdentityKey(relationship)], !LMDBLayout.keepsList(index.inverse),
               let root = model.entity(named: request.entity.rootName), let rowsDBI = handles.rows[root.name] else { return declined }
-        let destination = model.destination(of: relationship)
+        let destination = model.destinationEntity(of: relationship)
         guard let ownersDBI = handles.rows[destination.rootName], let keyAttribute = destination.attribute(named: steps[1]), !keyAttribute.isTransient else { return declined }
         // Every row of the table must be one the request counts.
         let requested = layout.codes(of: request)

@@ -56,7 +56,7 @@ struct SQLiteQueryCompiler {
             if let existing = aliases[prefix] { alias = existing; continue }
             aliasCount += 1
             let next = "t\(aliasCount)"
-            let destination = model.destination(of: step)
+            let destination = model.destinationEntity(of: step)
             guard schema.layouts[destination.name] != nil else { throw Unsupported() }
             let fk = SQLiteSchema.foreignKey(step).pk
             joins.append("LEFT JOIN \(SQLiteSchema.table(destination.rootName)) AS \(next) ON \(next).pk = \(alias).\(fk)")
@@ -126,7 +126,7 @@ struct SQLiteQueryCompiler {
             guard !relationship.isToMany, !path.steps.contains(where: \.isToMany), c.modifier == .direct, !relationship.isTransient else { throw Unsupported() }
             let alias = try alias(for: path.steps)
             let (fk, fke) = SQLiteSchema.foreignKey(relationship)
-            let hierarchy = schema.layouts[model.destination(of: relationship).name]?.allEntitiesOfRoot ?? []
+            let hierarchy = schema.layouts[model.destinationEntity(of: relationship).name]?.allEntitiesOfRoot ?? []
             func equals(_ operand: PredicateOperand, leaf: Int) throws -> String {
                 switch operand {
                 case .constant(.null): return "(\(alias).\(fk) IS NULL)"
@@ -174,7 +174,7 @@ struct SQLiteQueryCompiler {
 
     /// `FROM …` and `WHERE …` selecting the member rows of a to-many relationship of `owner`.
     private func memberSource(_ relationship: RelationshipDescription, owner: String, alias: String) throws -> (from: String, condition: String) {
-        let destination = model.destination(of: relationship)
+        let destination = model.destinationEntity(of: relationship)
         guard !relationship.isTransient, let layout = schema.layouts[relationship.entityName] ?? schema.layouts.values.first(where: { $0.entity.relationships.contains { $0 === relationship } }) else { throw Unsupported() }
         switch layout.toMany[relationship.slot] {
         case .foreignKey(let table, let fk, _):

@@ -51,7 +51,7 @@ final class SQLiteRowReader: Sendable {
         for (name, layout) in schema.layouts {
             guard let namespace = namespaces[name] else { continue }
             let toOne = layout.entity.toOneRelationships.map { relationship in
-                onlyEntity(ofRoot: schema.model.destination(of: relationship).rootName).flatMap { namespaces[$0] }
+                onlyEntity(ofRoot: schema.model.destinationEntity(of: relationship).rootName).flatMap { namespaces[$0] }
             }
             plans[name] = Plan(layout: layout, namespace: namespace, toOneNamespaces: toOne)
         }

@@ -140,7 +140,7 @@ struct SQLiteSchema {
             for relationship in entity.toManyRelationships {
                 if relationship.isTransient { toMany.append(.transient); continue }
                 if relationship.hasInverse && !relationship.inverseIsToMany, let inverse = model.inverse(of: relationship) {
-                    let destination = model.destination(of: relationship)
+                    let destination = model.destinationEntity(of: relationship)
                     let order = relationship.isOrdered ? Self.orderColumn(relationship) : nil
                     toMany.append(.foreignKey(table: Self.table(destination.rootName), fk: Self.foreignKey(inverse).pk, order: order))
                 } else {
@@ -155,7 +155,7 @@ struct SQLiteSchema {
         for entity in entities {
             for relationship in entity.toManyRelationships where relationship.isOrdered && !relationship.isTransient {
                 if case .foreignKey? = layouts[entity.name]?.toMany[relationship.slot] {
-                    addColumn(model.destination(of: relationship).rootName, Self.orderColumn(relationship))
+                    addColumn(model.destinationEntity(of: relationship).rootName, Self.orderColumn(relationship))
                 }
             }
         }
@@ -169,7 +169,7 @@ struct SQLiteSchema {
         func holdsOneEntity(_ root: String) -> Bool { Self.onlyEntity(ofRoot: root, in: model) != nil }
         var unread: Set<String> = []
         for entity in entities {
-            for relationship in entity.toOneRelationships where !relationship.isTransient && holdsOneEntity(model.destination(of: relationship).rootName) {
+            for relationship in entity.toOneRelationships where !relationship.isTransient && holdsOneEntity(model.destinationEntity(of: relationship).rootName) {
                 unread.insert(Self.foreignKey(relationship).entity)
             }
         }
@@ -207,7 +207,7 @@ struct SQLiteSchema {
         var pointing: [String] = []
         for (table, relationship) in joinTables.sorted(by: { $0.key < $1.key }) {
             if layouts[relationship.entityName]?.entity.rootName == root { owned.append(table) }
-            if model.destination(of: relationship).rootName == root { pointing.append(table) }
+            if model.destinationEntity(of: relationship).rootName == root { pointing.append(table) }
         }
         return (owned, pointing)
     }

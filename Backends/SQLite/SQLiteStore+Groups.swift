@@ -44,7 +44,7 @@ extension SQLiteStore {
                     groupTerms.append(term)
                     if path.steps.count == 1 { seekable = (term, SQLiteSchema.foreignKey(last).pk) }
                     if path.steps.count == 1, case .attribute(let attribute) = path.terminal {
-                        let table = SQLiteSchema.table(model.destination(of: last).rootName)
+                        let table = SQLiteSchema.table(model.destinationEntity(of: last).rootName)
                         let alias = "d\(selected.count)"
                         detached?.append("(SELECT \(alias).\(SQLiteSchema.attributeColumn(attribute)) FROM \(table) AS \(alias) WHERE \(alias).pk = \(term))")
                     } else {

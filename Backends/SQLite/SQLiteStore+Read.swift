@@ -65,7 +65,7 @@ extension SQLiteStore {
         try withReader { connection in
             var result = [[ObjectID]](repeating: [], count: sources.count)
             guard let sourceLayout = sources.first.flatMap({ model.entity(for: $0) }).flatMap({ schema.layouts[$0.name] }),
-                  let reader = rowReaders[model.destination(of: relationship).rootName] else { return result }
+                  let reader = rowReaders[model.destinationEntity(of: relationship).rootName] else { return result }
             let storage = sourceLayout.toMany[relationship.slot]
             if case .transient = storage { return result }
             // The sources by key, ascending (the first of any repeated key): rows come ordered by

@@ -186,7 +186,7 @@ extension SQLiteStore {
             case .join(let table):
                 // A member whose row is gone (deleted by a save that landed first) gets no join
                 // row: nothing in a join table ever points at a missing row.
-                let destination = SQLiteSchema.table(model.destination(of: change.relationship).rootName)
+                let destination = SQLiteSchema.table(model.destinationEntity(of: change.relationship).rootName)
                 if !change.removed.isEmpty {
                     let remove = try connection.prepare("DELETE FROM \(table) WHERE src = ? AND dst = ?")
                     for member in change.removed {

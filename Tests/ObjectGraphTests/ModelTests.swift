@@ -125,6 +125,15 @@ struct ModelLayoutTests {
         #expect(home.inverseIsToMany)
         #expect(model.inverse(of: home) === residents)
         #expect(model.destination(of: home) === address)
+        // A relationship of another model is no relationship of this one: no destination
+        // (it stopped the process when its destination's name was not an entity here).
+        let other = try ManagedObjectModel { m in
+            m.entity("Owner") { e in e.toOne("thing", "Thing") }
+            m.entity("Thing") { e in e.attribute("n", .integer64, optional: true) }
+        }
+        let thing = try #require(other.entity(named: "Owner")?.relationship(named: "thing"))
+        #expect(model.destination(of: thing) == nil)
+        #expect(model.inverse(of: thing) == nil)
         let students = try #require(course.relationship(named: "students"))
         #expect(students.isOrdered)
         #expect(students.inverseSlot == student.relationship(named: "courses")?.slot)

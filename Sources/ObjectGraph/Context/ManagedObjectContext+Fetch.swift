@@ -193,7 +193,7 @@ extension ManagedObjectContext {
             case .list(let items): items.forEach(add)
             case .subqueryCount(let collection, let inner):
                 addRelatedEntityTokens(of: collection, to: &tokens)
-                if case .relationship(let members) = collection.terminal { tokens.formUnion(model.destination(of: members).hierarchyTokens) }
+                if case .relationship(let members) = collection.terminal { tokens.formUnion(model.destinationEntity(of: members).hierarchyTokens) }
                 add(inner)
             case .constant, .object, .evaluatedObject: break
             }
@@ -213,7 +213,7 @@ extension ManagedObjectContext {
     /// Adds the entities `path` reads objects of: each step's destination, with its
     /// sub-entities (a to-one may name an object of any of them).
     func addRelatedEntityTokens(of path: ResolvedKeyPath, to tokens: inout Set<UInt32>) {
-        for step in path.steps { tokens.formUnion(model.destination(of: step).hierarchyTokens) }
+        for step in path.steps { tokens.formUnion(model.destinationEntity(of: step).hierarchyTokens) }
     }
 
     /// Whether an object of an entity among `tokens` is inserted, updated or deleted here.
@@ -334,7 +334,7 @@ extension ManagedObjectContext {
             }
             try fulfillFaults(nextObjects)
             current = nextObjects
-            currentEntity = model.destination(of: relationship)
+            currentEntity = model.destinationEntity(of: relationship)
         }
     }
 }

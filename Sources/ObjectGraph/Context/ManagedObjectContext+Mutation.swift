@@ -38,7 +38,7 @@ extension ManagedObjectContext {
         }
         // The destination entity itself, the common case, needs no lookup of the entity by name.
         guard destination.entity.name == relationship.destinationName
-            || model.destination(of: relationship).hierarchyTokens.contains(destination.entity.nameToken) else {
+            || model.destinationEntity(of: relationship).hierarchyTokens.contains(destination.entity.nameToken) else {
             throw ObjectGraphError(
                 .wrongDestination, objectID: source.objectID, key: relationship.name,
                 "\(source.entity.name).\(relationship.name) holds \(relationship.destinationName) objects, not \(destination.entity.name)")

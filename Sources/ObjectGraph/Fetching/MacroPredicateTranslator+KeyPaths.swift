@@ -89,7 +89,7 @@ extension MacroPredicateTranslator {
                 result.kind = .attribute(attribute)
             case .relationship(let relationship):
                 result.components.append(relationship.name)
-                let destination = model.destination(of: relationship)
+                let destination = model.destinationEntity(of: relationship)
                 result.kind = relationship.isToMany ? .toMany(relationship, destination) : .toOne(relationship, destination)
                 expected = access.destination.map(ObjectIdentifier.init)
             }

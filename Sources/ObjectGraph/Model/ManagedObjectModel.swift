@@ -107,18 +107,31 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         return entities.filter { members.contains($0.name) }
     }
 
-    /// The destination entity of a relationship.
-    public func destination(of relationship: RelationshipDescription) -> EntityDescription {
+    /// The destination entity of a relationship of this model; `nil` for a relationship of
+    /// another model (whose destination this model may not hold, or hold under that name as
+    /// another entity).
+    public func destination(of relationship: RelationshipDescription) -> EntityDescription? {
+        guard entitiesByName[relationship.entityName]?.relationship(named: relationship.name) === relationship else { return nil }
+        return entitiesByName[relationship.destinationName]
+    }
+
+    /// The destination entity of `relationship`, which the caller took from this model (its
+    /// entities, key paths resolved against it, requests validated against it): resolution
+    /// checked that every relationship's destination exists, so a miss is a broken invariant,
+    /// not input. Within the package, where every relationship comes from the model at hand;
+    /// users call ``destination(of:)``.
+    package func destinationEntity(of relationship: RelationshipDescription) -> EntityDescription {
         guard let entity = entitiesByName[relationship.destinationName] else {
             fatalError("model invariant: \(relationship) has no destination after resolution")
         }
         return entity
     }
 
-    /// The inverse of a relationship, if it has one.
+    /// The inverse of a relationship, if it has one (`nil` as well for a relationship of
+    /// another model whose destination this model does not hold).
     public func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
         guard let inverseName = relationship.inverseName else { return nil }
-        return destination(of: relationship).relationship(named: inverseName)
+        return entitiesByName[relationship.destinationName]?.relationship(named: inverseName)
     }
 
     /// A one-paragraph summary: entity names and property counts.

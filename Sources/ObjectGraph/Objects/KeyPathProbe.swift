@@ -153,7 +153,7 @@ final class KeyPathProbe: @unchecked Sendable {
     /// see (a destination prototype for to-one, none for to-many); otherwise `nil`.
     static func recordRelationship(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ManagedObject]? {
         guard let probe = probe(for: object) else { return nil }
-        let destination = relationship.isToMany ? nil : probe.prototype(of: probe.model.destination(of: relationship))
+        let destination = relationship.isToMany ? nil : probe.prototype(of: probe.model.destinationEntity(of: relationship))
         probe.accesses.append(Access(object: ObjectIdentifier(object), property: .relationship(relationship), placeholder: .null, destination: destination))
         return destination.map { [$0] } ?? []
     }
