@@ -10,14 +10,7 @@ extension MergeScenarios {
         // back whole pre-merge states (merged values and read versions, so the next save
         // conflicted; members added elsewhere; objects deleted elsewhere; an audit).
         ConformanceScenario("undo.afterMergeKeepsMergedValues") { env in
-            let id = try ConflictScenarios.seedStudent(env)
-            let context = UndoScenarios.undoable(env)
-            let ada = try context.performAndWait {
-                let ada = try context.existingObject(with: id) as! Student
-                ada.name = "Ann"
-                try context.processPendingChanges()
-                return ada
-            }
+            let (id, context, ada) = try renamedInUndoableContext(env)
             let writer = env.newContext()
             let payload = try MergeScenarios.didSave(writer) {
                 (try writer.existingObject(with: id) as! Student).age = 50
@@ -71,14 +64,7 @@ extension MergeScenarios {
             }
         },
         ConformanceScenario("undo.afterMergeDoesNotRestoreMergedDelete") { env in
-            let id = try ConflictScenarios.seedStudent(env)
-            let context = UndoScenarios.undoable(env)
-            let ada = try context.performAndWait {
-                let ada = try context.existingObject(with: id) as! Student
-                ada.name = "Ann"
-                try context.processPendingChanges()
-                return ada
-            }
+            let (id, context, ada) = try renamedInUndoableContext(env)
             let writer = env.newContext()
             let payload = try MergeScenarios.didSave(writer) {
                 writer.delete(try writer.existingObject(with: id))
@@ -97,13 +83,7 @@ extension MergeScenarios {
         // A merge or refresh keeping changes keeps an unsaved reorder: the members were reloaded
         // in the store's order and the next save stored it (an audit).
         ConformanceScenario("merge.keepsUnsavedReorder") { env in
-            let setup = env.newContext()
-            let pID = try setup.performAndWait {
-                let p = Playlist(context: setup); p.name = "p"
-                p.tracks = OrderedSet((0..<3).map { i -> Track in let t = Track(context: setup); t.title = "t\(i)"; return t })
-                try setup.save()
-                return p.objectID
-            }
+            let pID = try seedPlaylist(env)
             let reader = env.newContext()
             let p = try reader.performAndWait {
                 let p = try reader.existingObject(with: pID) as! Playlist
@@ -134,13 +114,7 @@ extension MergeScenarios {
             }
         },
         ConformanceScenario("merge.refreshKeepsUnsavedReorder") { env in
-            let setup = env.newContext()
-            let pID = try setup.performAndWait {
-                let p = Playlist(context: setup); p.name = "p"
-                p.tracks = OrderedSet((0..<3).map { i -> Track in let t = Track(context: setup); t.title = "t\(i)"; return t })
-                try setup.save()
-                return p.objectID
-            }
+            let pID = try seedPlaylist(env)
             let reader = env.newContext()
             try reader.performAndWait {
                 let p = try reader.existingObject(with: pID) as! Playlist
@@ -194,4 +168,28 @@ extension MergeScenarios {
             }
         },
     ]
+
+    /// Saves playlist "p" with tracks t0, t1, t2 in that order; returns its ID.
+    static func seedPlaylist(_ env: ScenarioEnvironment) throws -> ObjectID {
+        let setup = env.newContext()
+        return try setup.performAndWait {
+            let p = Playlist(context: setup); p.name = "p"
+            p.tracks = OrderedSet((0..<3).map { i -> Track in let t = Track(context: setup); t.title = "t\(i)"; return t })
+            try setup.save()
+            return p.objectID
+        }
+    }
+
+    /// A saved student Ada renamed Ann, unsaved and recorded, in a context with an undo stack.
+    static func renamedInUndoableContext(_ env: ScenarioEnvironment) throws -> (id: ObjectID, context: ManagedObjectContext, ada: Student) {
+        let id = try ConflictScenarios.seedStudent(env)
+        let context = UndoScenarios.undoable(env)
+        let ada = try context.performAndWait {
+            let ada = try context.existingObject(with: id) as! Student
+            ada.name = "Ann"
+            try context.processPendingChanges()
+            return ada
+        }
+        return (id, context, ada)
+    }
 }

@@ -31,14 +31,7 @@ extension NestedContextScenarios {
             }
         },
         ConformanceScenario("nested.childSaveKeepsParentsLaterMove") { env in
-            let setup = env.newContext()
-            let (aID, bID, mID) = try setup.performAndWait {
-                let a = Chat(context: setup); a.title = "A"
-                let b = Chat(context: setup); b.title = "B"
-                let m = Message(context: setup); m.text = "m"; m.chat = a
-                try setup.save()
-                return (a.objectID, b.objectID, m.objectID)
-            }
+            let (aID, bID, mID) = try seedTwoChatsAndAMessage(env)
             let parent = env.newContext("parent")
             let child = parent.newChildContext()
             try child.performAndWait { _ = (try child.existingObject(with: mID) as! Message).text }
@@ -62,14 +55,7 @@ extension NestedContextScenarios {
         // each relationship (only the to-ones were, so undo moved an object back without its
         // inverses; an audit).
         ConformanceScenario("nested.childSaveIsUndoneWholeInParent") { env in
-            let setup = env.newContext()
-            let (aID, bID, mID) = try setup.performAndWait {
-                let a = Chat(context: setup); a.title = "A"
-                let b = Chat(context: setup); b.title = "B"
-                let m = Message(context: setup); m.text = "m"; m.chat = a
-                try setup.save()
-                return (a.objectID, b.objectID, m.objectID)
-            }
+            let (aID, bID, mID) = try seedTwoChatsAndAMessage(env)
             let parent = env.newContext("parent")
             parent.undoStack = ContextUndoStack()
             let (a, b, m) = try parent.performAndWait {
@@ -108,4 +94,16 @@ extension NestedContextScenarios {
             }
         },
     ]
+
+    /// Saves chats A and B and a message "m" in A; returns their IDs.
+    static func seedTwoChatsAndAMessage(_ env: ScenarioEnvironment) throws -> (a: ObjectID, b: ObjectID, m: ObjectID) {
+        let setup = env.newContext()
+        return try setup.performAndWait {
+            let a = Chat(context: setup); a.title = "A"
+            let b = Chat(context: setup); b.title = "B"
+            let m = Message(context: setup); m.text = "m"; m.chat = a
+            try setup.save()
+            return (a.objectID, b.objectID, m.objectID)
+        }
+    }
 }
