@@ -149,6 +149,10 @@ public final class Probe: ManagedObject {
     @Attribute public var saves: Int32
     /// Hook names, in the order they were called on this instance.
     public private(set) var hooks: [String] = []
+    /// Extra work for ``willSave()``, after the hook is recorded (a scenario's own side effects).
+    public var onWillSave: ((Probe) -> Void)?
+    /// Extra work for ``didSave()``, after the hook is recorded (a scenario's own observations).
+    public var onDidSave: ((Probe) -> Void)?
 
     /// Records the hook and sets the starting name.
     public override func awakeFromInsert() {
@@ -161,9 +165,13 @@ public final class Probe: ManagedObject {
     public override func willSave() {
         hooks.append("willSave")
         if !isDeleted { saves += 1 }
+        onWillSave?(self)
     }
     /// Records the hook, marking saves of deletions ("didSave(deleted)").
-    public override func didSave() { hooks.append(isDeleted ? "didSave(deleted)" : "didSave") }
+    public override func didSave() {
+        hooks.append(isDeleted ? "didSave(deleted)" : "didSave")
+        onDidSave?(self)
+    }
     /// Records the hook.
     public override func prepareForDeletion() { hooks.append("prepareForDeletion") }
     /// Records the hook.

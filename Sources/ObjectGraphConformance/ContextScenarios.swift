@@ -3,9 +3,10 @@ import ObjectGraph
 
 /// What a context promises: one object per record (uniquing), change tracking, changed and
 /// committed values, rollback, reset, refresh, object IDs, and the weak registry.
-/// Lifecycle hooks, notifications and several contexts are in ContextScenarios+Events.swift.
+/// Lifecycle hooks, notifications and several contexts are in ContextScenarios+Events.swift;
+/// what a save calls and what detached objects report, in ContextScenarios+Lifecycle.swift.
 enum ContextScenarios {
-    static let all: [ConformanceScenario] = core + events
+    static let all: [ConformanceScenario] = core + events + lifecycle
 
     static let core: [ConformanceScenario] = [
         ConformanceScenario("context.uniquing.oneInstancePerRecord") { env in

@@ -5,10 +5,12 @@ import OrderedCollections
 extension ManagedObjectContext {
     /// Saves every pending change in one atomic change set per store.
     ///
-    /// Order of work: apply delete rules; call ``ManagedObject/willSave()`` (changes made there
-    /// are saved too); validate everything and throw one ``ValidationError`` with every
-    /// violation; give inserted objects permanent IDs; send the change set; on success update
-    /// every object, call ``ManagedObject/didSave()`` and post
+    /// Order of work: apply delete rules; call ``ManagedObject/willSave()`` once on every
+    /// object the save stores, including those another object's `willSave` (or the delete
+    /// rules it set off) inserted, changed or deleted, and save the changes made there too;
+    /// validate everything and throw one ``ValidationError`` with every violation; give
+    /// inserted objects permanent IDs; send the change set; on success update every object,
+    /// call ``ManagedObject/didSave()`` and post
     /// ``Foundation/Notification/Name/objectGraphContextDidSave``. If validation or the store
     /// fails, the store is unchanged and the context keeps its changes (roll back or fix them).
     /// A save spanning several stores is atomic per store only: a version conflict in one
@@ -18,14 +20,7 @@ extension ManagedObjectContext {
         try checkQueue("save()")
         try processPendingChanges()
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
-        // (Loops over copies: willSave may insert, change or delete objects. A list's copy
-        // shares its storage and holds every object, which are lent from it unretained.)
-        let insertedNow = insertedStorage
-        insertedNow.forEachUnretained { $0.willSave() }
-        Array(updatedStorage.values).forEachUnretained { $0.willSave() }
-        let deletedNow = deletedStorage
-        deletedNow.forEachUnretained { $0.willSave() }
-        try processPendingChanges()
+        try callWillSave()
         dropReferencesToDiscardedInserts()
 
         let inserted = insertedInSaveOrder()

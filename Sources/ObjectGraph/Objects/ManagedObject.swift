@@ -97,7 +97,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var deletedPosition: Int32 = -1
     /// What its context's ``ChangeLog`` holds of the object (see ``ChangeLog/Mark``).
     @exclusivity(unchecked) var changeLogMarks: UInt8 = 0
-    /// The five state flags below, one bit each: as five `Bool`s they made every object a
+    /// The state flags below, one bit each: as separate `Bool`s they made every object a
     /// word larger (the fields after them start on a word).
     @exclusivity(unchecked) private var state: StateBits = .fault
     private struct StateBits: OptionSet {
@@ -108,12 +108,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         static let updated = StateBits(rawValue: 8)
         /// The record turned out not to exist (deleted elsewhere).
         static let inaccessible = StateBits(rawValue: 16)
+        /// The running save has called ``ManagedObject/willSave()`` on the object.
+        static let willSaveCalled = StateBits(rawValue: 32)
     }
     final var isFaultStorage: Bool { get { state.contains(.fault) } set { state.update(.fault, newValue) } }
     final var isInsertedStorage: Bool { get { state.contains(.inserted) } set { state.update(.inserted, newValue) } }
     final var isDeletedStorage: Bool { get { state.contains(.deleted) } set { state.update(.deleted, newValue) } }
     final var isUpdatedStorage: Bool { get { state.contains(.updated) } set { state.update(.updated, newValue) } }
     final var isInaccessibleStorage: Bool { get { state.contains(.inaccessible) } set { state.update(.inaccessible, newValue) } }
+    final var isWillSaveCalledStorage: Bool { get { state.contains(.willSaveCalled) } set { state.update(.willSaveCalled, newValue) } }
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses

@@ -1,0 +1,51 @@
+import Foundation
+import ObjectGraph
+
+/// Which objects a save calls `willSave` and `prepareForDeletion` on, what `changedValues`
+/// reports, and what objects a reset detached say of themselves.
+extension ContextScenarios {
+    static let lifecycle: [ConformanceScenario] = [
+        ConformanceScenario("context.hooks.willSaveReachesObjectsChangedInWillSave") { env in
+            // Every object a save stores gets one willSave before it and one didSave after it,
+            // those inserted, changed or deleted by another object's willSave included.
+            let context = env.newContext()
+            let (madeID, storedID) = try context.performAndWait {
+                let stored = Probe(context: context)
+                let doomed = Probe(context: context)
+                let leaving = Probe(context: context)
+                try context.save()
+                let first = Probe(context: context)
+                var made: Probe?
+                first.onWillSave = { probe in
+                    guard made == nil, let context = probe.managedObjectContext else { return }
+                    made = Probe(context: context)
+                    stored.name = "touched"
+                }
+                // A deleted object's willSave deletes another stored one.
+                leaving.onWillSave = { probe in probe.managedObjectContext?.delete(doomed) }
+                context.delete(leaving)
+                try context.save()
+                guard let made else { throw ScenarioFailure(message: "willSave made no object", file: #filePath, line: #line) }
+                try checkEqual(made.hooks, ["awakeFromInsert", "willSave", "didSave"], "hooks of the object inserted in willSave")
+                try checkEqual(made.saves, 1, "its own willSave change")
+                try checkEqual(Array(stored.hooks.suffix(2)), ["willSave", "didSave"], "hooks of the object changed in willSave")
+                try checkEqual(stored.saves, 2, "willSave ran once for each save of the changed object")
+                try checkEqual(
+                    Array(doomed.hooks.suffix(3)), ["prepareForDeletion", "willSave", "didSave(deleted)"],
+                    "hooks of the object deleted in a deleted object's willSave")
+                try checkEqual(first.hooks, ["awakeFromInsert", "willSave", "didSave"], "the first object's willSave ran once")
+                try check(!context.hasChanges, "nothing left unsaved")
+                return (made.objectID, stored.objectID)
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let made = try fresh.existingObject(with: madeID) as! Probe
+                try checkEqual(made.saves, 1, "the willSave change of the object made in willSave reached the store")
+                let stored = try fresh.existingObject(with: storedID) as! Probe
+                try checkEqual(stored.name, "touched", "the change made in willSave reached the store")
+                try checkEqual(try fresh.count(for: FetchRequest<Probe>()), 3, "stored, first and made remain")
+            }
+        },
+    ]
+}
