@@ -47,5 +47,22 @@ extension ContextScenarios {
                 try checkEqual(try fresh.count(for: FetchRequest<Probe>()), 3, "stored, first and made remain")
             }
         },
+        ConformanceScenario("context.changedValues.leaveOutTransients") { env in
+            // As in Core Data, changedValues reports persistent properties only.
+            let context = env.newContext()
+            try context.performAndWait {
+                let fresh = try context.insertObject(entityName: "AllTypes")
+                try fresh.setValue("draft", forKey: "scratch")
+                try fresh.setValue("kept", forKey: "string")
+                try check(try fresh.changedValues()["scratch"] == nil, "an inserted object's transient is no unsaved change")
+                try check(try fresh.changedValues()["string"] != nil, "its stored attribute is")
+                try context.save()
+                try fresh.setValue("again", forKey: "scratch")
+                try check(fresh.isUpdated, "a transient change still makes the object updated, as in Core Data")
+                try checkEqual(try fresh.changedValues().count, 0, "a transient change alone changes no persistent value")
+                try fresh.setValue(7, forKey: "int32")
+                try checkEqual(try fresh.changedValues().keys.sorted(), ["int32"], "only the stored attribute")
+            }
+        },
     ]
 }

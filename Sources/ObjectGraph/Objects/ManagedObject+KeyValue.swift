@@ -137,22 +137,25 @@ extension ManagedObject {
     }
 
     /// The unsaved changes: key → new value, for stored properties changed since the last save
-    /// (to-many relationships as the current member set).
+    /// (to-many relationships as the current member set). As in Core Data, transient
+    /// properties are left out: they are never saved, so they have no unsaved change.
     public func changedValues() throws -> [String: Any?] {
         let context = try requireContext("changedValues()")
         var result: [String: Any?] = [:]
         guard !isFaultStorage else { return result }
         for slot in changedAttributeSlots.sorted() {
             let attribute = entity.attributes[slot]
+            if attribute.isTransient { continue }
             if let committed = committedSnapshot, committed.attributes[slot].isIdentical(to: attributeValues[slot]) { continue }
             result[attribute.name] = try attribute.userValue(attributeValues[slot])
         }
         for slot in changedToOneSlots.sorted() {
             let relationship = entity.toOneRelationships[slot]
+            if relationship.isTransient { continue }
             if let committed = committedSnapshot, committed.toOne[slot] == toOneValues[slot] { continue }
             result[relationship.name] = toOneValues[slot].map(context.registeredOrFault) as Any?
         }
-        for relationship in entity.toManyRelationships where toManyStates[relationship.slot].hasChanges {
+        for relationship in entity.toManyRelationships where !relationship.isTransient && toManyStates[relationship.slot].hasChanges {
             result[relationship.name] = try value(forKey: relationship.name)
         }
         return result
