@@ -64,5 +64,25 @@ extension ContextScenarios {
                 try checkEqual(try fresh.changedValues().keys.sorted(), ["int32"], "only the stored attribute")
             }
         },
+        ConformanceScenario("context.reset.detachedObjectsHaveNoChanges") { env in
+            // A reset forgets every unsaved change, so no object it detaches still reports one.
+            let context = env.newContext()
+            try context.performAndWait {
+                let changed = Probe(context: context)
+                let deleted = Probe(context: context)
+                try context.save()
+                changed.name = "unsaved"
+                context.delete(deleted)
+                let inserted = Probe(context: context)
+                let discarded = Probe(context: context)
+                context.delete(discarded)
+                context.reset()
+                for (label, object) in [("inserted", inserted), ("changed", changed), ("deleted", deleted), ("inserted then deleted", discarded)] {
+                    try check(!object.isInserted && !object.isUpdated && !object.isDeleted && !object.hasChanges,
+                              "the \(label) object after reset: inserted \(object.isInserted), updated \(object.isUpdated), deleted \(object.isDeleted)")
+                    try check(object.managedObjectContext == nil, "the \(label) object is detached")
+                }
+            }
+        },
     ]
 }

@@ -379,6 +379,14 @@ extension ManagedObjectContext {
     /// still holds are detached (touching them throws or stops with "objectInaccessible").
     public func reset() {
         requireQueue("reset()")
+        // Unsaved changes are forgotten with the objects: a detached object is no longer
+        // inserted, updated or deleted (it kept saying so, with `hasChanges` true, though no
+        // save can ever store it), as rollback leaves the objects it detaches.
+        for object in Array(insertedStorage) + Array(updatedStorage.values) + Array(deletedStorage) + Array(discardedInserts.values) {
+            object.isInsertedStorage = false
+            object.isUpdatedStorage = false
+            object.isDeletedStorage = false
+        }
         for object in liveRegisteredObjects() {
             object.contextStorage = nil
             object.isInaccessibleStorage = true
