@@ -84,5 +84,33 @@ extension ContextScenarios {
                 }
             }
         },
+        ConformanceScenario("context.hooks.prepareForDeletionOnceWhenAConflictDeletesAgain") { env in
+            // A deletion whose row another context changed meanwhile is applied again to the
+            // stored row (store-trumps policy); it stays one deletion with one prepareForDeletion.
+            let context = env.newContext()
+            var held: Probe?
+            let id = try context.performAndWait {
+                let probe = Probe(context: context)
+                try context.save()
+                held = probe
+                return probe.objectID
+            }
+            let other = env.newContext()
+            try other.performAndWait {
+                let probe = try other.existingObject(with: id) as! Probe
+                probe.name = "changed elsewhere"
+                try other.save()
+            }
+            try context.performAndWait {
+                guard let probe = held else { return }
+                context.mergePolicy = .storeTrumps
+                context.delete(probe)
+                try context.save()
+                try checkEqual(
+                    probe.hooks, ["awakeFromInsert", "willSave", "didSave", "prepareForDeletion", "willSave", "didSave(deleted)"],
+                    "every hook once for the one deletion")
+                try checkEqual(try context.count(for: FetchRequest<Probe>()), 0, "the deletion was stored")
+            }
+        },
     ]
 }

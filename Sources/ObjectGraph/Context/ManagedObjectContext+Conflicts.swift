@@ -131,8 +131,10 @@ extension ManagedObjectContext {
             }
         }
         if !goneIDs.isEmpty { try dropObjectsDeletedElsewhere(goneIDs) }
-        // Deleting again applies the delete rules to what the store holds now.
-        for object in redelete { markDeleted(object) }
+        // Deleting again applies the delete rules to what the store holds now. It is the same
+        // deletion, whose prepareForDeletion ran when the app deleted the object: calling it
+        // again repeated the app's own side effects (its hooks ran twice for one delete).
+        for object in redelete { markDeleted(object, preparing: false) }
         try processPendingChanges()
     }
 

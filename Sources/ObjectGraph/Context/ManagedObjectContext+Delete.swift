@@ -19,10 +19,12 @@ extension ManagedObjectContext {
 
     /// (Takes `object` owned: a cascade hands over the reference it made the member with, which
     /// the list of pending deletes keeps, instead of retaining it there and releasing its own.)
-    func markDeleted(_ object: consuming ManagedObject) {
+    /// `preparing: false` skips ``ManagedObject/prepareForDeletion()``, for a deletion that
+    /// already called it (one deleted again after a conflict, see +Conflicts).
+    func markDeleted(_ object: consuming ManagedObject, preparing: Bool = true) {
         guard !object.isDeletedStorage else { return }
         noteUndoableChange(object)
-        object.prepareForDeletion()
+        if preparing { object.prepareForDeletion() }
         object.isDeletedStorage = true
         if object.isInsertedStorage {
             // Never saved: it leaves the inserted set and never reaches the store, but its
