@@ -2,8 +2,8 @@ import Foundation
 
 /// Optimistic locking at save: versions for every written row, and the merge policies.
 extension ManagedObjectContext {
-    /// Sends the save's change set; on a version conflict, resolves it by ``mergePolicy`` and
-    /// retries once with the new versions.
+    /// Sends the save's change set; on a version conflict, resolves it by ``mergePolicy``,
+    /// validates the resolved changes again and retries once with the new versions.
     func sendSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
         var updated = updated
         var deleted = deleted
@@ -23,6 +23,14 @@ extension ManagedObjectContext {
             try resolve(error.conflicts)
             updated = inSaveOrder(updatedStorage)
             deleted = deletedInSaveOrder()
+            // The resolution changed what is saved: merged values, and deletions applied again
+            // to the rows as stored now, whose relationships may hold objects the save's
+            // validation never saw (a member another context added to a deny relationship
+            // was deleted past its rule, leaving it naming a row that is gone). So the
+            // resolved changes are validated again, as any save's are.
+            var validator = Validator(context: self)
+            try validator.validate(changed: inserted + updated, deleted: deleted)
+            if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
             changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
             do {
                 statisticsStorage.storeRoundTrips += 1

@@ -1,0 +1,55 @@
+import Foundation
+import ObjectGraph
+
+/// A merge policy resolves a conflict by changing what the save stores; the resolved changes
+/// must pass the same validation as any save's, or a rule the store relies on is broken.
+extension ConflictScenarios {
+    static let revalidation: [ConformanceScenario] = [
+        ConformanceScenario("conflicts.resolvedDeletionStillObeysDeny") { env in
+            // An owner whose deny relationship was empty when this context loaded it is deleted
+            // here; meanwhile another context adds an item to it. Store-trumps deletes the owner
+            // again from its stored row: that row now holds the item, so the deny rule refuses.
+            let setup = env.newContext()
+            let ownerID = try setup.performAndWait {
+                let owner = try setup.insertObject(entityName: "Owner")
+                try owner.setValue("owner", forKey: "name")
+                try setup.save()
+                return owner.objectID
+            }
+            let context = env.newContext()
+            var held: ManagedObject?
+            try context.performAndWait {
+                let owner = try context.existingObject(with: ownerID)
+                let items = try owner.value(forKey: "denyMany") as? Set<ManagedObject>
+                try checkEqual(items?.count, 0, "no items when loaded")
+                held = owner
+            }
+            let other = env.newContext()
+            try other.performAndWait {
+                let item = try other.insertObject(entityName: "Item")
+                try item.setValue("item", forKey: "name")
+                try item.setValue(try other.existingObject(with: ownerID), forKey: "denyManyOwner")
+                try other.save()
+            }
+            try context.performAndWait {
+                guard let owner = held else { return }
+                context.mergePolicy = .storeTrumps
+                context.delete(owner)
+                let error = try checkThrows(ValidationError.self, "deleting an owner that now holds an item") { try context.save() }
+                try check(violation(error, .relationshipDeniedDelete, ownerID, "denyMany"), "1600 on Owner.denyMany: \(error)")
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                try checkEqual(try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Owner")), 1, "the owner is still stored")
+                let item = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Item"))[0]
+                let owner = try item.value(forKey: "denyManyOwner") as? ManagedObject
+                try checkEqual(try owner?.value(forKey: "name") as? String, "owner", "the item's owner is a stored row")
+            }
+        },
+    ]
+
+    private static func violation(_ error: ValidationError, _ code: ValidationError.Code, _ objectID: ObjectID, _ key: String) -> Bool {
+        ValidationScenarios.violation(error, code, objectID, key)
+    }
+}
