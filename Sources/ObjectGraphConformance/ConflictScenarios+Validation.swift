@@ -47,6 +47,41 @@ extension ConflictScenarios {
                 try checkEqual(try owner?.value(forKey: "name") as? String, "owner", "the item's owner is a stored row")
             }
         },
+        ConformanceScenario("conflicts.resolvedMembershipStillObeysMaximumCount") { env in
+            // Both contexts fill a roster of two players to its maximum of three; object-trumps
+            // replays this context's addition onto the other's, which would make four.
+            let setup = env.newContext()
+            let rosterID = try setup.performAndWait {
+                let roster = try ValidationScenarios.makeRoster(setup, "r", players: 2, captain: true)
+                try setup.save()
+                return roster.objectID
+            }
+            let context = env.newContext()
+            var held: ManagedObject?
+            try context.performAndWait {
+                let roster = try context.existingObject(with: rosterID)
+                try checkEqual((try roster.value(forKey: "players") as? Set<ManagedObject>)?.count, 2, "players when loaded")
+                held = roster
+            }
+            let other = env.newContext()
+            try other.performAndWait {
+                try other.existingObject(with: rosterID).add(try ValidationScenarios.player(other, "theirs"), to: "players")
+                try other.save()
+            }
+            try context.performAndWait {
+                guard let roster = held else { return }
+                context.mergePolicy = .objectTrumps
+                try roster.add(try ValidationScenarios.player(context, "ours"), to: "players")
+                let error = try checkThrows(ValidationError.self, "a fourth player after the merge") { try context.save() }
+                try check(violation(error, .relationshipExceedsMaximumCount, rosterID, "players"), "1590 on Roster.players: \(error)")
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let players = try fresh.existingObject(with: rosterID).value(forKey: "players") as? Set<ManagedObject>
+                try checkEqual(players?.count, 3, "the stored roster keeps at most three players")
+            }
+        },
     ]
 
     private static func violation(_ error: ValidationError, _ code: ValidationError.Code, _ objectID: ObjectID, _ key: String) -> Bool {

@@ -173,6 +173,11 @@ extension ManagedObjectContext {
             }
         }
         object.committedSnapshot = stored
+        // The newer row may come with other members (another save's membership change is what
+        // bumped its version): loaded members are read again, this context's additions and
+        // removals replayed on them. Kept as loaded, a roster filled to its maximum by both
+        // saves passed validation with this context's stale count and stored one over it.
+        for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
     }
 
     /// Whether a property this context changed takes the stored value under the policy.
