@@ -74,23 +74,53 @@ struct Validator {
             }
         }
         for relationship in entity.validationPlan.countedToManys {
-            let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
             // A fault with no recorded change still holds what the store validated before.
             if object.toManyStates[relationship.slot].isFault && !object.toManyStates[relationship.slot].hasChanges && !object.isInsertedStorage { continue }
             try context.loadToManyIfNeeded(object, relationship)
-            let count = object.toManyStates[relationship.slot].members?.count ?? 0
-            // As in Core Data, an optional relationship may be empty whatever its minimum.
-            if count < minimum && !(relationship.isOptional && count == 0) {
-                if relationship.minCount == 0 {
-                    add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
-                } else {
-                    add(.relationshipLacksMinimumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(count) members; at least \(minimum) required")
-                }
-            }
-            if let maximum = relationship.maxCount, count > maximum {
-                add(.relationshipExceedsMaximumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(count) members; at most \(maximum) allowed")
+            validateCount(object.toManyStates[relationship.slot].members?.count ?? 0, of: relationship, in: object)
+        }
+    }
+
+    /// A to-many's member count against its minimum (required counts as one) and maximum.
+    mutating func validateCount(_ count: Int, of relationship: RelationshipDescription, in object: ManagedObject) {
+        let entity = object.entity
+        let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
+        // As in Core Data, an optional relationship may be empty whatever its minimum.
+        if count < minimum && !(relationship.isOptional && count == 0) {
+            if relationship.minCount == 0 {
+                add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
+            } else {
+                add(.relationshipLacksMinimumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(count) members; at least \(minimum) required")
             }
         }
+        if let maximum = relationship.maxCount, count > maximum {
+            add(.relationshipExceedsMaximumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(count) members; at most \(maximum) allowed")
+        }
+    }
+
+    // MARK: One object on demand (ManagedObject+Validation)
+
+    /// `object`'s own checks as a save makes them, its fault fired first. Uniqueness is left
+    /// to the save: it compares the save's objects with each other and the store.
+    mutating func validateOne(_ object: ManagedObject) throws {
+        try context.fulfillFaultIfNeeded(object)
+        try validate(object)
+    }
+
+    /// Whether `object` may be deleted now: its deny relationships hold no live object.
+    mutating func validateDeletion(_ object: ManagedObject) throws {
+        try validateDeny(object)
+    }
+
+    /// `value` against `attribute`'s requiredness, integer width and rules, for `object`.
+    mutating func validateValue(_ value: AttributeValue, of attribute: AttributeDescription, in object: ManagedObject) {
+        validate(attribute, value, of: object)
+    }
+
+    /// A to-one's requiredness, for a prospective destination.
+    mutating func validateToOne(isEmpty: Bool, of relationship: RelationshipDescription, in object: ManagedObject) {
+        guard isEmpty, !relationship.isOptional else { return }
+        add(.missingMandatoryProperty, object, relationship.name, "\(object.entity.name).\(relationship.name) is required but empty")
     }
 
     private mutating func validate(_ attribute: AttributeDescription, _ value: AttributeValue, of object: ManagedObject) {

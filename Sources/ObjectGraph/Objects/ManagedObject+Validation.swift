@@ -1,0 +1,58 @@
+import Foundation
+
+/// Validating on demand what a save validates (Core Data's `validateForInsert()`,
+/// `validateForUpdate()`, `validateForDelete()` and `validateValue(_:forKey:)`): an editor can
+/// report a broken rule while the user types instead of at save.
+///
+/// Each check throws one ``ValidationError`` holding every violation it finds, with the codes,
+/// keys and messages a save would report; other errors (the object is in no context, its row
+/// cannot be read) are thrown as they are. Uniqueness constraints are checked at save only:
+/// they compare the save's objects with each other and with the store.
+extension ManagedObject {
+    /// Checks the object as a save checks an inserted one: required attributes and
+    /// relationships, attribute rules, integer widths and to-many counts.
+    public func validateForInsert() throws {
+        try validateObject("validateForInsert()")
+    }
+
+    /// Checks the object as a save checks an updated one (the same checks as
+    /// ``validateForInsert()``: every property, changed or not).
+    public func validateForUpdate() throws {
+        try validateObject("validateForUpdate()")
+    }
+
+    /// Checks that the object may be deleted now: none of its ``DeleteRule/deny``
+    /// relationships holds an object that is not itself deleted (code 1600).
+    public func validateForDelete() throws {
+        let context = try requireContext("validateForDelete()")
+        var validator = Validator(context: context)
+        try validator.validateDeletion(self)
+        if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
+    }
+
+    /// Checks `value` as the value of `key` without setting it: for an attribute, the value
+    /// converted as ``setValue(_:forKey:)`` converts it (a value of the wrong type throws
+    /// ``ObjectGraphError``), then its requiredness, width and rules; for a to-one, its
+    /// requiredness; for a to-many (any sequence of objects), its member count.
+    public func validateValue(_ value: Any?, forKey key: String) throws {
+        let context = try requireContext(key)
+        var validator = Validator(context: context)
+        switch try property(key) {
+        case .attribute(let attribute):
+            validator.validateValue(try attribute.convert(value), of: attribute, in: self)
+        case .relationship(let relationship) where relationship.isToMany:
+            let members = try Self.objects(in: value is NSNull ? nil : value, key: key, entity: entity)
+            validator.validateCount(Set(members.map(ObjectIdentifier.init)).count, of: relationship, in: self)
+        case .relationship(let relationship):
+            validator.validateToOne(isEmpty: value == nil || value is NSNull, of: relationship, in: self)
+        }
+        if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
+    }
+
+    private func validateObject(_ operation: String) throws {
+        let context = try requireContext(operation)
+        var validator = Validator(context: context)
+        try validator.validateOne(self)
+        if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ObjectGraph
+
+/// Validation on demand (validateForInsert, validateForUpdate, validateForDelete and
+/// validateValue(_:forKey:)): the same rules, codes and keys as a save, without saving.
+extension ValidationScenarios {
+    static let explicit: [ConformanceScenario] = [
+        ConformanceScenario("validation.explicit.objectChecksMatchTheSave") { env in
+            let context = env.newContext()
+            try context.performAndWait {
+                let account = try context.insertObject(entityName: "Account")
+                try account.setValue("A!", forKey: "username")
+                try account.setValue(-1.0, forKey: "balance")
+                let asked = try checkThrows(ValidationError.self, "validateForInsert of a broken account") { try account.validateForInsert() }
+                let saved = try checkThrows(ValidationError.self, "saving it") { try context.save() }
+                let pairs = { (error: ValidationError) in error.violations.map { "\($0.objectID == account.objectID) \($0.key) \($0.code.rawValue)" }.sorted() }
+                try checkEqual(pairs(asked), pairs(saved), "the violations validateForInsert reports are the save's")
+                try checkEqual(pairs(asked), ["true balance 1620", "true pin 1570", "true username 1670", "true username 1680"], "every violation")
+                try account.setValue("ada_l", forKey: "username")
+                try account.setValue(10.0, forKey: "balance")
+                try account.setValue(1, forKey: "pin")
+                try account.validateForInsert()
+                try context.save()
+            }
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let account = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Account"))[0]
+                try check(account.isFault, "fetched as a fault")
+                try account.validateForUpdate()
+                try account.setValue(2_000_000.0, forKey: "balance")
+                let error = try checkThrows(ValidationError.self, "validateForUpdate over the maximum") { try account.validateForUpdate() }
+                try check(violation(error, .numberTooLarge, account.objectID, "balance"), "1610 on balance: \(error)")
+            }
+        },
+        ConformanceScenario("validation.explicit.valueForKeyIsCheckedNotSet") { env in
+            let context = env.newContext()
+            try context.performAndWait {
+                let account = try makeAccount(context, "ada_l", balance: 5)
+                try account.validateValue("grace_h", forKey: "username")
+                let short = try checkThrows(ValidationError.self, "a short username") { try account.validateValue("x", forKey: "username") }
+                try check(violation(short, .stringTooShort, account.objectID, "username"), "1670: \(short)")
+                try checkEqual(try account.value(forKey: "username") as? String, "ada_l", "validateValue sets nothing")
+                let missing = try checkThrows(ValidationError.self, "no pin") { try account.validateValue(nil, forKey: "pin") }
+                try check(violation(missing, .missingMandatoryProperty, account.objectID, "pin"), "1570: \(missing)")
+                _ = try checkThrows(ObjectGraphError.self, "a value of the wrong type") { try account.validateValue("many", forKey: "balance") }
+                let roster = try makeRoster(context, "r", players: 2, captain: true)
+                let one = try checkThrows(ValidationError.self, "one player") { try roster.validateValue([try player(context, "solo")], forKey: "players") }
+                try check(violation(one, .relationshipLacksMinimumCount, roster.objectID, "players"), "1580: \(one)")
+                let noCaptain = try checkThrows(ValidationError.self, "no captain") { try roster.validateValue(nil, forKey: "captain") }
+                try check(violation(noCaptain, .missingMandatoryProperty, roster.objectID, "captain"), "1570: \(noCaptain)")
+                try checkEqual((try roster.value(forKey: "players") as? Set<ManagedObject>)?.count, 2, "the players are unchanged")
+            }
+        },
+        ConformanceScenario("validation.explicit.deleteChecksDeny") { env in
+            let context = env.newContext()
+            try context.performAndWait {
+                let owner = try context.insertObject(entityName: "Owner")
+                try owner.setValue("owner", forKey: "name")
+                try owner.validateForDelete()
+                let item = try context.insertObject(entityName: "Item")
+                try item.setValue("item", forKey: "name")
+                try item.setValue(owner, forKey: "denyManyOwner")
+                try context.save()
+                let error = try checkThrows(ValidationError.self, "an owner that holds an item") { try owner.validateForDelete() }
+                try check(violation(error, .relationshipDeniedDelete, owner.objectID, "denyMany"), "1600: \(error)")
+                context.delete(item)
+                try owner.validateForDelete()
+            }
+        },
+    ]
+}
