@@ -69,7 +69,12 @@ extension LMDBStore {
                 // One lookup for a new group, the common case (an owner per value).
                 if let position = groupIndex.position(of: key, insertingAs: groups.count, keyAt: { groups[$0].key }) {
                     groups[position].count += count
-                    groups[position].first = min(groups[position].first, first)
+                    // The group's key is its first member's: owners come in key order, and an
+                    // owner met later may hold that member (with a canonically equivalent title).
+                    if first < groups[position].first {
+                        groups[position].key = key
+                        groups[position].first = first
+                    }
                 } else {
                     groups.append((key, count, first))
                 }

@@ -8,8 +8,9 @@ import ObjectGraph
 /// by the foreign key naming the related row (which determines the value, and lets SQLite walk the
 /// foreign-key index instead of sorting), and a string key by its bytes; the partial groups
 /// are then merged by Swift equality — so canonically equivalent strings, and equal titles of
-/// different chats, end up in one group exactly as the shared layer groups them — and ordered
-/// by their first member's primary key.
+/// different chats, end up in one group exactly as the shared layer groups them, keyed by the
+/// values of the partial group holding the first member — and ordered by their first member's
+/// primary key.
 ///
 /// Only what SQL computes exactly as the shared layer does is answered here; anything else
 /// gives `groups == nil` and the shared layer groups the objects itself:
@@ -132,7 +133,12 @@ extension SQLiteStore {
                     guard let combined = Self.combine(merged[position].values[index], values[index], function) else { return declined }
                     merged[position].values[index] = combined
                 }
-                merged[position].first = min(merged[position].first, first)
+                // The group's keys are its first member's: of canonically equivalent strings
+                // (grouped apart by their bytes, met in byte order), the earliest row's form.
+                if first < merged[position].first {
+                    for index in 0..<keyCount { merged[position].values[index] = values[index] }
+                    merged[position].first = first
+                }
             }
         } catch let error as StoreError where (error.underlying as? SQLiteError)?.message.contains("integer overflow") == true {
             return declined

@@ -1,0 +1,67 @@
+import Foundation
+import ObjectGraph
+
+/// Which value stands for a group of a dictionary fetch when its members' keys are equal but
+/// not identical (canonically equivalent strings): the first member's, as the shared grouping
+/// has it, whatever order a store meets the members in.
+extension ResultScenarios {
+    static let groupKeys: [ConformanceScenario] = [
+        ConformanceScenario("results.dictionaries.groupKeyIsItsFirstMembersValue") { env in
+            // Precomposed first: its UTF-8 (C3 A9) sorts after the decomposed form's (65 CC 81),
+            // so a store meeting groups in byte order meets the later member first.
+            let writer = env.newContext()
+            try writer.performAndWait {
+                for string in ["Jos\u{E9}", "Jose\u{301}"] {
+                    let object = try writer.insertObject(entityName: "AllTypes")
+                    try object.setValue(string, forKey: "string")
+                    try writer.save()
+                }
+            }
+            try env.reopen()
+            let context = env.newContext()
+            try context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "AllTypes")
+                request.propertiesToFetch = [.key("string"), .count(as: "n")]
+                request.propertiesToGroupBy = ["string"]
+                let groups = try context.fetchDictionaries(request)
+                try checkEqual(groups.count, 1, "canonically equivalent strings are one group: \(groups)")
+                try checkEqual(scalars(groups[0]["string"]), scalars(.string("Jos\u{E9}")), "the group's key is its first member's string, precomposed")
+                try checkEqual(groups[0]["n"], .integer(2), "both members counted")
+            }
+        },
+        ConformanceScenario("results.dictionaries.groupKeyThroughToOneIsItsFirstMembersValue") { env in
+            // The chat saved first has the decomposed title, but the first message is in the
+            // other chat: the group is keyed by that chat's (precomposed) title.
+            let writer = env.newContext()
+            try writer.performAndWait {
+                let decomposed = Chat(context: writer); decomposed.title = "Jose\u{301}"
+                try writer.save()
+                let precomposed = Chat(context: writer); precomposed.title = "Jos\u{E9}"
+                try writer.save()
+                for chat in [precomposed, decomposed] {
+                    let message = Message(context: writer); message.text = "hello"
+                    message.chat = chat
+                    try writer.save()
+                }
+            }
+            try env.reopen()
+            let context = env.newContext()
+            try context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "Message")
+                request.propertiesToFetch = [.key("chat.title", as: "chat"), .count(as: "n")]
+                request.propertiesToGroupBy = ["chat.title"]
+                let groups = try context.fetchDictionaries(request)
+                try checkEqual(groups.count, 1, "chats with canonically equivalent titles are one group: \(groups)")
+                try checkEqual(scalars(groups[0]["chat"]), scalars(.string("Jos\u{E9}")), "the group's key is its first message's chat title, precomposed")
+                try checkEqual(groups[0]["n"], .integer(2), "both messages counted")
+            }
+        },
+    ]
+
+    /// A string value's Unicode scalars (`==` on strings is canonical equivalence, which
+    /// cannot tell the two forms apart); empty for any other value.
+    private static func scalars(_ value: AttributeValue?) -> [UInt32] {
+        guard case .string(let string)? = value else { return [] }
+        return string.unicodeScalars.map(\.value)
+    }
+}
