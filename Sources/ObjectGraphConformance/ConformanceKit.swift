@@ -8,7 +8,8 @@ public enum ConformanceKit {
     public static let scenarios: [ConformanceScenario] =
         RelationshipScenarios.all + DeleteRuleScenarios.all + ContextScenarios.all
         + FaultingScenarios.all + ValidationScenarios.all + PersistenceScenarios.all
-        + AttributeScenarios.all + FetchScenarios.all + ResultScenarios.all + ResultScenarios.groupKeys + PredicateScenarios.all
+        + AttributeScenarios.all + FetchScenarios.all + ResultScenarios.all + ResultScenarios.groupKeys + ResultScenarios.unsavedChanges
+        + PredicateScenarios.all
         + ConflictScenarios.all + MergeScenarios.all + NestedContextScenarios.all + UndoScenarios.all + StressScenarios.all
 
     /// The scenario named `name`.

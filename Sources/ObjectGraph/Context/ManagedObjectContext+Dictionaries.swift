@@ -99,7 +99,11 @@ extension ManagedObjectContext {
     private func storeGroups<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn], shared: FetchedRow.Columns) throws -> [FetchedRow]? {
         guard !request.propertiesToGroupBy.isEmpty || columns.contains(where: \.isAggregate) else { return nil }
         try processPendingChanges()
-        if request.includesPendingChanges, try pendingChangesMatter(request, entity: entity) { return nil }
+        // The sort keys name result columns, not attributes: left out of every store request
+        // (and of the check of which unsaved changes matter, which compiles one).
+        var matching = request
+        matching.sortKeys = []
+        if request.includesPendingChanges, try pendingChangesMatter(matching, entity: entity) { return nil }
         // Keys and columns read through relationships take the related objects' unsaved values.
         if request.includesPendingChanges && !(insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty) {
             var tokens = Set<UInt32>()
@@ -123,8 +127,6 @@ extension ManagedObjectContext {
                 sources.append(.key(index))
             }
         }
-        var matching = request
-        matching.sortKeys = []  // they name result columns, not attributes
         var storeRequest = try makeStoreRequest(matching, entity: entity)
         storeRequest.offset = 0
         storeRequest.limit = nil
