@@ -1,9 +1,10 @@
 import Foundation
 import ObjectGraph
 
-/// Which value stands for a group of a dictionary fetch when its members' keys are equal but
-/// not identical (canonically equivalent strings): the first member's, as the shared grouping
-/// has it, whatever order a store meets the members in.
+/// Group keys of dictionary fetches: which value stands for a group when its members' keys are
+/// equal but not identical (canonically equivalent strings) — the first member's, as the
+/// shared grouping has it, whatever order a store meets the members in — and which key paths
+/// can be grouped by at all.
 extension ResultScenarios {
     static let groupKeys: [ConformanceScenario] = [
         ConformanceScenario("results.dictionaries.groupKeyIsItsFirstMembersValue") { env in
@@ -54,6 +55,24 @@ extension ResultScenarios {
                 try checkEqual(groups.count, 1, "chats with canonically equivalent titles are one group: \(groups)")
                 try checkEqual(scalars(groups[0]["chat"]), scalars(.string("Jos\u{E9}")), "the group's key is its first message's chat title, precomposed")
                 try checkEqual(groups[0]["n"], .integer(2), "both messages counted")
+            }
+        },
+        ConformanceScenario("results.dictionaries.groupByKeyPathReachesOneAttributeValue") { env in
+            try seedChats(env, chats: [("a", [1, 2, 3]), ("b", [4, 5, 6])])
+            let context = env.newContext()
+            try context.performAndWait {
+                // A relationship or a to-many key path has no attribute value to group by: each
+                // grouped every message into one group (or by a first member's text), silently.
+                for key in ["chat", "chat.messages", "chat.messages.text", "chat.members.name"] {
+                    var request = FetchRequest<ManagedObject>(entityName: "Message")
+                    request.propertiesToFetch = [.count(as: "n")]
+                    request.propertiesToGroupBy = [key]
+                    try FetchScenarios.checkInvalidFetch("grouping messages by '\(key)'") { _ = try context.fetchDictionaries(request) }
+                }
+                var byCount = FetchRequest<ManagedObject>(entityName: "Message")
+                byCount.propertiesToFetch = [.key("chat.messages.@count", as: "size"), .count(as: "n")]
+                byCount.propertiesToGroupBy = ["chat.messages.@count"]
+                try checkEqual(try context.fetchDictionaries(byCount), [["size": .integer(3), "n": .integer(6)]], "an aggregate through a to-one is one value per message")
             }
         },
     ]

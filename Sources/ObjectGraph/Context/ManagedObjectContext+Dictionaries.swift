@@ -12,7 +12,9 @@ extension ManagedObjectContext {
     /// Without grouping, a request of plain columns gives one row per matching object, and a
     /// request with aggregates gives one row over all of them. With
     /// ``FetchRequest/propertiesToGroupBy``, each distinct combination of the group-by values
-    /// gives one row. ``FetchRequest/havingPredicate`` then filters rows by column name; sort
+    /// gives one row; like a column, a group-by key path reaches one attribute value (Core
+    /// Data also groups by a to-one relationship, by object; here that is refused, so group
+    /// by an attribute of the destination). ``FetchRequest/havingPredicate`` then filters rows by column name; sort
     /// keys name columns; offset and limit apply last. Unsaved changes count as for `fetch`.
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [FetchedRow] {
         try checkQueue("fetchDictionaries(_:)")
@@ -26,7 +28,15 @@ extension ManagedObjectContext {
             throw ObjectGraphError(.invalidFetch, key: column.property.name, "two columns of the dictionary fetch of \(entity.name) are named '\(column.property.name)'; give one another name with as:")
         }
         let shared = FetchedRow.Columns(columns.map(\.property.name))
-        let groupBy = try request.propertiesToGroupBy.map { try ResolvedKeyPath.resolve($0, from: entity, in: model) }
+        let groupBy = try request.propertiesToGroupBy.map { key in
+            let path = try ResolvedKeyPath.resolve(key, from: entity, in: model)
+            // A group's key is a value, as a column's is: a relationship has none, and a to-many
+            // key path has many (each grouped by nil or a first member's value, silently).
+            guard path.attributeType != nil, !path.yieldsMany else {
+                throw ObjectGraphError(.invalidFetch, key: key, "cannot group \(entity.name) by '\(key)': a group-by key path must reach one attribute value (through to-one relationships, or an aggregate such as @count); group by an attribute of the destination instead")
+            }
+            return path
+        }
         let hasAggregates = columns.contains { $0.isAggregate }
         if !groupBy.isEmpty {
             for column in columns where !column.isAggregate {
