@@ -8,7 +8,7 @@ public enum ConformanceKit {
     public static let scenarios: [ConformanceScenario] =
         RelationshipScenarios.all + DeleteRuleScenarios.all + ContextScenarios.all
         + FaultingScenarios.all + ValidationScenarios.all + PersistenceScenarios.all
-        + AttributeScenarios.all + FetchScenarios.all + ResultScenarios.all + ResultScenarios.groupKeys + ResultScenarios.unsavedChanges
+        + AttributeScenarios.all + FetchScenarios.all + FetchScenarios.deletedDestinations + ResultScenarios.all + ResultScenarios.groupKeys + ResultScenarios.unsavedChanges
         + PredicateScenarios.all
         + ConflictScenarios.all + MergeScenarios.all + NestedContextScenarios.all + UndoScenarios.all + StressScenarios.all
 

@@ -355,8 +355,18 @@ struct ObjectRowSource: PredicateRowSource {
         return row.toOneValues[relationship.slot]
     }
 
+    /// The destination, `nil` when its record is gone: a no-action delete leaves the to-one
+    /// naming it, and the stores, finding no row, evaluate the step as empty; firing the fault
+    /// threw instead, so a fetch failed as soon as unsaved changes sent it here.
     func toOne(_ relationship: RelationshipDescription, of row: ManagedObject) throws -> ManagedObject? {
-        try toOneID(relationship, of: row).map(context.registeredOrFault)
+        guard let id = try toOneID(relationship, of: row) else { return nil }
+        let destination = context.registeredOrFault(id)
+        do {
+            try context.fulfillFaultIfNeeded(destination)
+        } catch let error as ObjectGraphError where error.code == .objectNotFound && !id.isTemporary {
+            return nil
+        }
+        return destination
     }
 
     func toMany(_ relationship: RelationshipDescription, of row: ManagedObject) throws -> [ManagedObject] {
