@@ -50,5 +50,71 @@ extension ConflictScenarios {
                 try deleteAllChats(env)
             }
         },
+        ConformanceScenario("conflicts.cascadeSparesAMessageMovedAway") { env in
+            for policy in [MergePolicy.storeTrumps, .objectTrumps, .overwrite, .rollback] {
+                let (chatID, chat2ID, messageID) = try NestedContextScenarios.seedTwoChatsAndAMessage(env)
+                let setup = env.newContext()
+                let authorID = try setup.performAndWait {
+                    let author = Member(context: setup); author.name = "author"
+                    (try setup.existingObject(with: messageID) as! Message).author = author
+                    try setup.save()
+                    return author.objectID
+                }
+                let (deleter, mover) = (env.newContext(), env.newContext())
+                deleter.mergePolicy = policy
+                // The deleter reads the chat's messages (and the message's author) first.
+                let chat = try deleter.performAndWait {
+                    let chat = try deleter.existingObject(with: chatID) as! Chat
+                    _ = chat.messages.map { $0.author?.messages.count }
+                    return chat
+                }
+                try mover.performAndWait {
+                    let message = try mover.existingObject(with: messageID) as! Message
+                    message.chat = (try mover.existingObject(with: chat2ID) as! Chat)
+                    try mover.save()
+                }
+                // Deleting the chat cascades to the message as read; the store says it moved.
+                try deleter.performAndWait {
+                    deleter.delete(chat)
+                    try deleter.save()
+                    let author = try deleter.existingObject(with: authorID) as! Member
+                    try checkEqual(author.messages.map(\.objectID), [messageID], "\(policy): the author's messages in the saving context")
+                }
+                let check = env.newContext()
+                try check.performAndWait {
+                    try checkEqual(try check.count(for: FetchRequest<Chat>()), 1, "\(policy): the deleted chat is gone, the other stays")
+                    let chat2 = try check.existingObject(with: chat2ID) as! Chat
+                    try checkEqual(chat2.messages.map(\.objectID), [messageID], "\(policy): the message the other save moved survives")
+                    let author = try check.existingObject(with: authorID) as! Member
+                    try checkEqual(author.messages.map(\.objectID), [messageID], "\(policy): and keeps its author")
+                    try checkEqual((try check.existingObject(with: messageID) as! Message).author?.objectID, authorID, "\(policy): its author")
+                    check.delete(author)
+                    try check.save()
+                }
+                try deleteAllChats(env)
+            }
+        },
+        ConformanceScenario("conflicts.cascadeStillDeletesAMessageEditedElsewhere") { env in
+            for policy in [MergePolicy.storeTrumps, .objectTrumps, .overwrite, .rollback] {
+                let (chatID, _, messageID) = try NestedContextScenarios.seedTwoChatsAndAMessage(env)
+                let (deleter, editor) = (env.newContext(), env.newContext())
+                deleter.mergePolicy = policy
+                let chat = try deleter.performAndWait {
+                    let chat = try deleter.existingObject(with: chatID) as! Chat
+                    _ = chat.messages.map(\.text)
+                    return chat
+                }
+                try editor.performAndWait {
+                    (try editor.existingObject(with: messageID) as! Message).text = "edited"
+                    try editor.save()
+                }
+                try deleter.performAndWait { deleter.delete(chat); try deleter.save() }
+                let check = env.newContext()
+                try check.performAndWait {
+                    try checkEqual(try check.count(for: FetchRequest<Message>()), 0, "\(policy): the message still in the deleted chat is cascaded")
+                }
+                try deleteAllChats(env)
+            }
+        },
     ]
 }

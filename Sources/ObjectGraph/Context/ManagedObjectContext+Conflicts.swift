@@ -117,6 +117,7 @@ extension ManagedObjectContext {
     private func resolve(_ conflicts: [StoreError.Conflict]) throws {
         var goneIDs: Set<ObjectID> = []
         var redelete: [ManagedObject] = []
+        var cascaded: [ManagedObject] = []
         for conflict in conflicts {
             guard let object = registeredLive(conflict.objectID) else { continue }
             let stored = try storedRow(conflict)
@@ -125,7 +126,7 @@ extension ManagedObjectContext {
                     object.committedSnapshot = nil  // already gone: delete without a version check
                     continue
                 }
-                redelete.append(object)
+                if object.isDeletedByCascadeStorage { cascaded.append(object) } else { redelete.append(object) }
                 deletedStorage.remove(object)
                 object.isDeletedStorage = false
                 object.changedAttributeSlots = []
@@ -139,11 +140,62 @@ extension ManagedObjectContext {
             }
         }
         if !goneIDs.isEmpty { try dropObjectsDeletedElsewhere(goneIDs) }
+        // An object a cascade deleted is deleted again only if the cascade still reaches it in
+        // the stored row: one the other save moved to an owner not deleted here is spared
+        // (deleting it anyway lost it from its new owner, silently, under every policy).
+        let redeleted = Set(redelete.map(\.objectID))
+        for object in cascaded {
+            if cascadeReaches(object, redeleted: redeleted) { redelete.append(object) } else { restoreInverses(of: object) }
+        }
         // Deleting again applies the delete rules to what the store holds now. It is the same
-        // deletion, whose prepareForDeletion ran when the app deleted the object: calling it
+        // deletion, whose prepareForDeletion ran when the object was first deleted: calling it
         // again repeated the app's own side effects (its hooks ran twice for one delete).
-        for object in redelete { markDeleted(object, preparing: false) }
+        let byCascade = Set(cascaded.map(\.objectID))
+        for object in redelete { markDeleted(object, preparing: false, byCascade: byCascade.contains(object.objectID)) }
         try processPendingChanges()
+    }
+
+    /// Whether an object a cascade deleted is still reached by one: a stored to-one of it names
+    /// an owner deleted here (or being deleted again) whose inverse relationship cascades. A
+    /// cascade that could have come another way (a many-to-many, a relationship without an
+    /// inverse) counts as reaching it, as before.
+    private func cascadeReaches(_ object: ManagedObject, redeleted: Set<ObjectID>) -> Bool {
+        let entity = object.entity
+        for relationship in entity.toManyRelationships where relationship.inverseSlot != nil {
+            if model.inverse(of: relationship)?.deleteRule == .cascade { return true }
+        }
+        var cascadingInverses = 0
+        for relationship in entity.toOneRelationships where relationship.inverseSlot != nil {
+            guard model.inverse(of: relationship)?.deleteRule == .cascade else { continue }
+            cascadingInverses += 1
+            guard let ownerID = object.toOneValues[relationship.slot] else { continue }
+            if redeleted.contains(ownerID) { return true }
+            if let owner = registeredLive(ownerID), owner.isDeletedStorage { return true }
+        }
+        return cascadingInverses == 0
+    }
+
+    /// Undoes, in the other objects of the context, what a spared object's own delete rules
+    /// did when the cascade deleted it: it is taken out of no to-many and cleared from no
+    /// to-one after all (saved, a recorded removal dropped a link the store still holds).
+    private func restoreInverses(of object: ManagedObject) {
+        let id = object.objectID
+        for other in liveRegisteredObjects() where other !== object && !other.isDeletedStorage {
+            for relationship in other.entity.toManyRelationships where relationship.inverseSlot != nil {
+                var state = other.toManyStates[relationship.slot]
+                guard state.removed.contains(id) else { continue }
+                state.removed.remove(id)
+                if state.members != nil { state.members?.append(id) }
+                other.toManyStates[relationship.slot] = state
+            }
+            guard !other.isFaultStorage, let committed = other.committedSnapshot else { continue }
+            for relationship in other.entity.toOneRelationships where relationship.inverseSlot != nil {
+                let slot = relationship.slot
+                guard other.changedToOneSlots.contains(slot), other.toOneValues[slot] == nil, committed.toOne[slot] == id else { continue }
+                other.toOneValues[slot] = id
+                other.changedToOneSlots.remove(slot)
+            }
+        }
     }
 
     /// Applies the merge policy to one object whose row another save changed.

@@ -14,15 +14,20 @@ extension ManagedObjectContext {
         guard object.belongs(to: self) else {
             ManagedObject.trap("delete(\(object.objectID)): the object belongs to another context (or none)")
         }
+        // Deleted by the app now, whatever a cascade did before (see resolve(_:)).
+        object.isDeletedByCascadeStorage = false
         markDeleted(object)
     }
 
     /// (Takes `object` owned: a cascade hands over the reference it made the member with, which
     /// the list of pending deletes keeps, instead of retaining it there and releasing its own.)
     /// `preparing: false` skips ``ManagedObject/prepareForDeletion()``, for a deletion that
-    /// already called it (one deleted again after a conflict, see +Conflicts).
-    func markDeleted(_ object: consuming ManagedObject, preparing: Bool = true) {
+    /// already called it (one deleted again after a conflict, see +Conflicts). `byCascade`: a
+    /// cascade rule reached the object; a merge policy may spare it when the store shows that
+    /// the cascade no longer reaches it.
+    func markDeleted(_ object: consuming ManagedObject, preparing: Bool = true, byCascade: Bool = false) {
         guard !object.isDeletedStorage else { return }
+        object.isDeletedByCascadeStorage = byCascade
         noteUndoableChange(object)
         if preparing { object.prepareForDeletion() }
         object.isDeletedStorage = true
@@ -166,7 +171,7 @@ extension ManagedObjectContext {
                 guard relationship.isToMany else {
                     for destination in try destinations(of: object, relationship) {
                         if relationship.hasInverse { try unlinkInverse(of: relationship, at: destination, from: object) }
-                        markDeleted(destination)
+                        markDeleted(destination, byCascade: true)
                     }
                     continue
                 }
@@ -179,7 +184,7 @@ extension ManagedObjectContext {
                     if relationship.hasInverse {
                         try unlinkInverse(of: relationship, at: destination, from: object, deletingDestination: sourceMembersAsStored)
                     }
-                    markDeleted(destination)
+                    markDeleted(destination, byCascade: true)
                 }
             }
         }

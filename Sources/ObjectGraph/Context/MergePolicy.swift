@@ -12,7 +12,10 @@
 ///   inaccessible (``ObjectGraphError/Code/objectNotFound`` when its fault fires);
 /// - an object the context **deleted** that the other save **changed**: the delete wins, and its
 ///   delete rules are applied again to what the store holds now (so a message added to a chat
-///   by the other save is cascaded too, never left pointing at a deleted chat);
+///   by the other save is cascaded too, never left pointing at a deleted chat); an object only a
+///   cascade deleted here is deleted again only if the cascade still reaches it in the stored
+///   row (a message the other save moved to a chat not deleted here stays there, its other
+///   relationships as the store holds them);
 /// - to-many memberships are changes relative to what was read, so both saves' additions and
 ///   removals are kept; the policies decide attribute and to-one values.
 public enum MergePolicy: Sendable, Hashable, CustomStringConvertible {

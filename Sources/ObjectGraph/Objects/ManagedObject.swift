@@ -110,6 +110,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         static let inaccessible = StateBits(rawValue: 16)
         /// The running save has called ``ManagedObject/willSave()`` on the object.
         static let willSaveCalled = StateBits(rawValue: 32)
+        /// Deleted by a cascade rule, not by `delete(_:)` (read only while deleted).
+        static let cascaded = StateBits(rawValue: 64)
     }
     final var isFaultStorage: Bool { get { state.contains(.fault) } set { state.update(.fault, newValue) } }
     final var isInsertedStorage: Bool { get { state.contains(.inserted) } set { state.update(.inserted, newValue) } }
@@ -117,6 +119,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var isUpdatedStorage: Bool { get { state.contains(.updated) } set { state.update(.updated, newValue) } }
     final var isInaccessibleStorage: Bool { get { state.contains(.inaccessible) } set { state.update(.inaccessible, newValue) } }
     final var isWillSaveCalledStorage: Bool { get { state.contains(.willSaveCalled) } set { state.update(.willSaveCalled, newValue) } }
+    final var isDeletedByCascadeStorage: Bool { get { state.contains(.cascaded) } set { state.update(.cascaded, newValue) } }
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
