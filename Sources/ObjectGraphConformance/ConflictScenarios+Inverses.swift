@@ -138,5 +138,51 @@ extension ConflictScenarios {
                 try checkEqual(try fresh.count(for: FetchRequest<Student>(predicate: try FetchPredicate(format: "locker != nil"))), 0, "no student names a locker")
             }
         },
+        ConformanceScenario("conflicts.oneToOneResolvedPairsBothEnds") { env in
+            // The other save gives Bob's address to Carl; this context gives it to Ada, or only
+            // renames its street (an overwrite then writes back Bob, whom it read).
+            for (policy, moves) in [(MergePolicy.storeTrumps, true), (.objectTrumps, true), (.overwrite, true), (.rollback, true), (.overwrite, false), (.objectTrumps, false)] {
+                let setup = env.newContext()
+                let (ada, addressID) = try setup.performAndWait {
+                    let ada = Student(context: setup); ada.name = "Ada"
+                    let bob = Student(context: setup); bob.name = "Bob"
+                    let carl = Student(context: setup); carl.name = "Carl"
+                    let address = Address(context: setup); address.street = "s"; bob.address = address
+                    _ = carl
+                    try setup.save()
+                    return (ada.objectID, address.objectID)
+                }
+                let (saver, other) = (env.newContext(), env.newContext())
+                saver.mergePolicy = policy
+                let address = try saver.performAndWait {
+                    let address = try saver.existingObject(with: addressID) as! Address
+                    _ = address.student?.name
+                    return address
+                }
+                try other.performAndWait {
+                    let carl = try other.fetch(FetchRequest<Student>(predicate: try FetchPredicate(format: "name == 'Carl'")))[0]
+                    carl.address = (try other.existingObject(with: addressID) as! Address)
+                    try other.save()
+                }
+                let label = "\(policy)\(moves ? "" : ", street only")"
+                try saver.performAndWait {
+                    if moves { (try saver.existingObject(with: ada) as! Student).address = address } else { address.street = "t" }
+                    try saver.save()
+                    // (Bob, read before the other save and untouched here unless this context
+                    // moved the address, stays as read, as any object a save leaves alone.)
+                    guard moves else { return }
+                    let holders = try saver.fetch(FetchRequest<Student>(sortKeys: [SortKey("name")])).filter { $0.address != nil }
+                    try checkEqual(holders.map(\.name), [address.student?.name ?? "nobody"], "\(label): in the saving context, the students holding the address and address.student")
+                }
+                let check = env.newContext()
+                try check.performAndWait {
+                    let stored = try check.existingObject(with: addressID) as! Address
+                    let holders = try check.fetch(FetchRequest<Student>(sortKeys: [SortKey("name")])).filter { $0.address != nil }
+                    try checkEqual(holders.map(\.name), [stored.student?.name ?? "nobody"], "\(label): in the store, the students holding the address and address.student")
+                    for object in try check.fetch(FetchRequest<Student>()) { check.delete(object) }
+                    try check.save()
+                }
+            }
+        },
     ]
 }

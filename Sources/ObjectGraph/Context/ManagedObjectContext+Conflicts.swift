@@ -224,12 +224,50 @@ extension ManagedObjectContext {
                 }
             }
         }
+        try keepOneToOnesPaired(object, stored: stored)
         object.committedSnapshot = stored
         // The newer row may come with other members (another save's membership change is what
         // bumped its version): loaded members are read again, this context's additions and
         // removals replayed on them. Kept as loaded, a roster filled to its maximum by both
         // saves passed validation with this context's stale count and stored one over it.
         for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
+    }
+
+    /// Makes the other ends of `object`'s one-to-one relationships agree with what this save
+    /// writes when that differs from the stored row: the other save's destination names
+    /// `object` back and lets go of it, and the destination written here names `object`. (A
+    /// one-to-many's lists follow the to-ones in every store; a one-to-one is two to-ones, so
+    /// without this, objectTrumps or overwrite stored two students naming one address.) An end
+    /// with no changes here is read again first, so it is saved at its current version.
+    private func keepOneToOnesPaired(_ object: ManagedObject, stored: RowSnapshot) throws {
+        for relationship in object.entity.toOneRelationships where !relationship.isTransient && relationship.hasInverse && !relationship.inverseIsToMany {
+            let slot = relationship.slot
+            let written = object.toOneValues[slot]
+            guard written != stored.toOne[slot], let inverse = model.inverse(of: relationship) else { continue }
+            if let theirs = stored.toOne[slot], let end = try currentEnd(theirs), end.toOneValues[inverse.slot] == object.objectID {
+                assignToOne(end, inverse, nil)
+            }
+            guard let written, let end = try currentEnd(written), end.toOneValues[inverse.slot] != object.objectID else { continue }
+            // Its previous partner, in turn, no longer has it.
+            if let previous = end.toOneValues[inverse.slot], let partner = try currentEnd(previous), partner.toOneValues[slot] == written {
+                assignToOne(partner, relationship, nil)
+            }
+            assignToOne(end, inverse, object.objectID)
+        }
+    }
+
+    /// The object for `id`, loaded, with the stored row when it has no changes here; `nil` when
+    /// the record is gone or the object is deleted here.
+    private func currentEnd(_ id: ObjectID) throws -> ManagedObject? {
+        let end = registeredOrFault(id)
+        guard !end.isDeletedStorage, !end.isInaccessibleStorage else { return nil }
+        if !end.isFaultStorage && !end.isUpdatedStorage && !end.isInsertedStorage {
+            statisticsStorage.storeRoundTrips += 1
+            guard let row = try coordinator.snapshot(for: id, caching: false) else { return nil }
+            if row.version > (end.committedVersion ?? 0) { install(row, keepingChangesOf: end) }
+        }
+        do { try fulfillFaultIfNeeded(end) } catch let error as ObjectGraphError where error.code == .objectNotFound { return nil }
+        return end
     }
 
     /// Whether a property this context changed takes the stored value under the policy.
