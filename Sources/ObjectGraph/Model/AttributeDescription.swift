@@ -117,6 +117,19 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
         return value.anyValue
     }
 
+    /// A refused value as an error message shows it: its type, and the value itself only when
+    /// it is a scalar. Foundation's `Date.description` traps on a NaN date on Linux, also
+    /// inside a collection or a struct, so interpolating any value the user passed could stop
+    /// the process while reporting that it was refused; a date is shown by its interval.
+    static func shown(_ value: Any) -> String {
+        switch value {
+        case let date as Date: return "Date \(date.timeIntervalSinceReferenceDate) s after the reference date"
+        case is any Numeric, is String, is Substring, is Character, is Bool, is UUID, is URL:
+            return "\(Swift.type(of: value)) \(value)"
+        default: return "\(Swift.type(of: value))"
+        }
+    }
+
     static func convert(
         _ value: Any?, type: AttributeType, transformer: AttributeTransformer?, name: String, entity: String
     ) throws -> AttributeValue {
@@ -148,7 +161,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
             case let v as UInt64:
                 guard let w = Int64(exactly: v) else { throw wrong("\(v), which does not fit") }
                 wide = w
-            default: throw wrong("\(Swift.type(of: value)) \(value)")
+            default: throw wrong(Self.shown(value))
             }
             return try check(.integer(wide), type: type, name: name, entity: entity)
         case .double, .float:
@@ -159,7 +172,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
             case let v as Int64: return .double(Double(v))
             case let v as Int32: return .double(Double(v))
             case let v as Int16: return .double(Double(v))
-            default: throw wrong("\(Swift.type(of: value)) \(value)")
+            default: throw wrong(Self.shown(value))
             }
         case .decimal:
             switch value {
@@ -171,28 +184,28 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
                 // range (about 1e165): such a Double has no Decimal to store.
                 guard v.isFinite, case let decimal = Decimal(v), !decimal.isNaN else { throw wrong("Double \(v), which no Decimal can hold") }
                 return .decimal(decimal)
-            default: throw wrong("\(Swift.type(of: value)) \(value)")
+            default: throw wrong(Self.shown(value))
             }
         case .string:
             if let v = value as? String { return .string(v) }
             if let v = value as? Substring { return .string(String(v)) }
-            throw wrong("\(Swift.type(of: value)) \(value)")
+            throw wrong(Self.shown(value))
         case .boolean:
             if let v = value as? Bool { return .bool(v) }
-            throw wrong("\(Swift.type(of: value)) \(value)")
+            throw wrong(Self.shown(value))
         case .date:
             if let v = value as? Date { return .date(v) }
-            throw wrong("\(Swift.type(of: value)) \(value)")
+            throw wrong(Self.shown(value))
         case .binaryData:
             if let v = value as? Data { return .data(v) }
             if let v = value as? [UInt8] { return .data(Data(v)) }
             throw wrong("\(Swift.type(of: value))")
         case .uuid:
             if let v = value as? UUID { return .uuid(v) }
-            throw wrong("\(Swift.type(of: value)) \(value)")
+            throw wrong(Self.shown(value))
         case .uri:
             if let v = value as? URL { return .uri(v) }
-            throw wrong("\(Swift.type(of: value)) \(value)")
+            throw wrong(Self.shown(value))
         case .transformable:
             guard let transformer else { throw wrong("a value, but the attribute has no transformer") }
             // The value is encoded first, so a transformable of `Data` stores its value's
