@@ -154,6 +154,34 @@ struct DictionaryFetchTests {
         }
     }
 
+    @Test("grouping by a relationship or through a to-many, or summing or averaging a non-number, is refused")
+    func groupKeysAndAggregatesMustHaveOneNumberOrValue() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait { () throws in
+            // Each used to answer silently: all sales in one group (a relationship read as nil),
+            // regions grouped by their first sale's product, a sum of strings 0.0.
+            let bad: [(String, [String], [FetchedProperty], String)] = [
+                ("Sale", ["region"], [.count(as: "n")], "region"),
+                ("Region", ["sales.product"], [.count(as: "n")], "sales.product"),
+                ("Region", ["sales"], [.count(as: "n")], "sales"),
+                ("Sale", [], [.sum("product", as: "total")], "product"),
+                ("Sale", ["region.name"], [.key("region.name"), .average("product", as: "mean")], "product"),
+            ]
+            for (entity, groupBy, columns, key) in bad {
+                var request = FetchRequest<ManagedObject>(entityName: entity)
+                request.propertiesToGroupBy = groupBy
+                request.propertiesToFetch = columns
+                let error = #expect(throws: ObjectGraphError.self, "\(entity) \(groupBy) \(columns)") { _ = try context.fetchDictionaries(request) }
+                #expect(error?.code == .invalidFetch && error?.key == key, "\(String(describing: error))")
+            }
+            var fine = FetchRequest<ManagedObject>(entityName: "Sale", sortKeys: [SortKey("region")])
+            fine.propertiesToGroupBy = ["region.name"]
+            fine.propertiesToFetch = [.key("region.name", as: "region"), .maximum("product", as: "last"), .sum("units", as: "units")]
+            #expect(try context.fetchDictionaries(fine) == [["region": "North", "last": "pear", "units": .integer(5)],
+                                                          ["region": "South", "last": "plum", "units": .integer(3)]])
+        }
+    }
+
     @Test("rows of one result share their column names; columns that are not the store's keys and aggregates in order are picked")
     func sharedColumns() throws {
         let (_, context) = try Self.sales()

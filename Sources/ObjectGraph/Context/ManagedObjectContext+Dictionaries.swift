@@ -205,6 +205,12 @@ private struct ResolvedColumn {
             guard resolved.attributeType != nil, !resolved.yieldsMany else {
                 throw ObjectGraphError(.invalidFetch, key: keyPath, "column '\(property.name)': '\(keyPath)' must reach one attribute value (through to-one relationships, or an aggregate such as @count)")
             }
+            // The rule of @sum and @avg in key paths: a sum or mean of strings, data or UUIDs
+            // has no meaning (each came out as 0.0 or nil, as if there were no values).
+            if case .aggregate(let function, _) = property.kind, function == .sum || function == .average,
+               let type = resolved.attributeType, !type.isNumeric, type != .date {
+                throw ObjectGraphError(.invalidFetch, key: keyPath, "column '\(property.name)': \(function.rawValue) needs a numeric attribute; \(entity.name).\(keyPath) is \(type.rawValue)")
+            }
             path = resolved
         }
     }
