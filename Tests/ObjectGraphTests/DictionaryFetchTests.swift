@@ -182,6 +182,30 @@ struct DictionaryFetchTests {
         }
     }
 
+    @Test("a HAVING predicate that names no column, has a bad MATCHES pattern or a modifier is refused, even when no row reaches it")
+    func havingIsCheckedBeforeRows() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait { () throws in
+            var request = FetchRequest<ManagedObject>(entityName: "Sale")
+            request.propertiesToFetch = [.key("product"), .count(as: "n")]
+            request.propertiesToGroupBy = ["product"]
+            // Each used to answer [] or every row without a word: the unknown column was never
+            // read (a false AND operand before it, or no rows at all), the pattern failed to
+            // compile into "no match", ANY was ignored.
+            for (format, key) in [("n > 100 AND missing == 1", "missing"), ("product MATCHES '(('", nil), ("ANY n > 0", nil)] {
+                request.havingPredicate = try FetchPredicate(format: format)
+                let error = #expect(throws: ObjectGraphError.self, "\(format)") { _ = try context.fetchDictionaries(request) }
+                #expect(error?.code == .invalidFetch && error?.key == key, "\(format): \(String(describing: error))")
+            }
+            var none = request
+            none.predicate = .constant(false)
+            none.havingPredicate = try FetchPredicate(format: "missing == 1")
+            #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(none) }
+            request.havingPredicate = try FetchPredicate(format: "n > 1 AND product MATCHES 'p.*'")
+            #expect(try context.fetchDictionaries(request) == [["product": "pear", "n": .integer(2)]])
+        }
+    }
+
     @Test("rows of one result share their column names; columns that are not the store's keys and aggregates in order are picked")
     func sharedColumns() throws {
         let (_, context) = try Self.sales()
