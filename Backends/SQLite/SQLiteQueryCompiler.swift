@@ -37,6 +37,20 @@ struct SQLiteQueryCompiler {
     private var nextLeaf = 0
     private var aliases: [String: String] = [:]  // joined key-path prefix → alias
     private var aliasCount = 0
+    /// How many AND, OR and NOT groups enclose the part being compiled.
+    private var nesting = 0
+    /// How many comparisons have been compiled.
+    private var comparisons = 0
+
+    /// SQLite refuses SQL nested much deeper than this ("parser stack overflow" at about 30
+    /// levels of `(… OR (NOT …` here, fewer around member subqueries), where the parser of
+    /// format strings allows 200: a predicate nested deeper is left to the shared layer.
+    static let maximumNesting = 16
+    /// SQLite's expression trees are at most 1000 deep and `a OR b OR …` is one level per term,
+    /// and preparing a statement takes time quadratic in its bound terms (each is compared with
+    /// the others to be computed once: minutes for 40 000). A predicate of more comparisons
+    /// than this is left to the shared layer, which takes time linear in them.
+    static let maximumComparisons = 500
 
     init(schema: SQLiteSchema, model: ManagedObjectModel, storeIdentifier: String) {
         self.schema = schema
@@ -90,18 +104,32 @@ struct SQLiteQueryCompiler {
         case .constant(let value): return value ? "1" : "0"
         case .and(let parts):
             guard !parts.isEmpty else { return "1" }
-            return "(" + (try parts.map { try compile($0, entity: entity) }).joined(separator: " AND ") + ")"
+            return try run(parts, "AND", entity: entity)
         case .or(let parts):
             guard !parts.isEmpty else { return "0" }
-            return "(" + (try parts.map { try compile($0, entity: entity) }).joined(separator: " OR ") + ")"
+            return try run(parts, "OR", entity: entity)
         case .not(let inner):
+            try enter(); defer { nesting -= 1 }
             return "(NOT \(try compile(inner, entity: entity)))"
         case .comparison(let comparison):
             return try compile(comparison, entity: entity)
         }
     }
 
+    /// `parts` joined by `op`, in parentheses.
+    private mutating func run(_ parts: [FetchPredicate], _ op: String, entity: EntityDescription) throws -> String {
+        try enter(); defer { nesting -= 1 }
+        return "(" + (try parts.map { try compile($0, entity: entity) }).joined(separator: " \(op) ") + ")"
+    }
+
+    private mutating func enter() throws {
+        guard nesting < Self.maximumNesting else { throw Unsupported() }
+        nesting += 1
+    }
+
     private mutating func compile(_ c: PredicateComparison, entity: EntityDescription) throws -> String {
+        comparisons += 1
+        guard comparisons <= Self.maximumComparisons else { throw Unsupported() }
         // Comparisons are compiled in the order the shape lists their leaves.
         let rightLeaf = nextLeaf + SQLiteQueryShape.leafCount(c.left)
         nextLeaf = rightLeaf + SQLiteQueryShape.leafCount(c.right)

@@ -77,6 +77,24 @@ extension PredicateScenarios {
             try rows.expectInvalid("nothing == 1")
             try rows.expect("int16 == 1", rows: [0], "a well-formed fetch still works afterwards")
         },
+        // Every predicate the parser accepts (up to 200 levels, 100 000 characters) has an
+        // answer: a store whose query language has lower limits (SQLite's parser stack, its
+        // expression depth of 1000) must leave what it cannot take to the shared layer.
+        ConformanceScenario("predicates.syntax.deepAndWide") { env in
+            let rows = try Fixture.allTypes(env)
+            try rows.expect(String(repeating: "NOT ", count: 61) + "int16 == 1", rows: [1, 2, 3, 4, 5], "61 NOTs")
+            try rows.expect(String(repeating: "NOT (", count: 40) + "int16 == 1" + String(repeating: ")", count: 40), rows: [0], "40 parenthesized NOTs")
+            let nested = String(repeating: "(int16 == 1 OR ", count: 60) + "int16 == 3" + String(repeating: ")", count: 60)
+            try rows.expect(nested, rows: [0, 2], "60 nested ORs")
+            let alternating = String(repeating: "(int16 == 1 OR NOT (int16 != 3 AND ", count: 30) + "int16 == 3" + String(repeating: "))", count: 30)
+            try rows.expect(alternating, rows: [0, 2], "30 nested OR NOT AND")
+            let wideOr = Array(repeating: "int16 == 1", count: 1_200).joined(separator: " OR ") + " OR int16 == 3"
+            try rows.expect(wideOr, rows: [0, 2], "1 201 comparisons joined by OR")
+            let wideAnd = Array(repeating: "int16 > 0", count: 1_200).joined(separator: " AND ") + " AND int16 < 2"
+            try rows.expect(wideAnd, rows: [0], "1 201 comparisons joined by AND")
+            let manyValues = (1...4_000).map { "int16 == \($0)" }.joined(separator: " OR ")
+            try rows.expect(manyValues, rows: [0, 1, 2], "4 000 comparisons joined by OR")
+        },
         ConformanceScenario("predicates.errors.malformedFormats") { env in
             // Store-independent, but a store must never see these: they fail while parsing.
             try expectParseError("int16 BETWEEN {1}", at: 16)
