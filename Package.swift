@@ -128,6 +128,11 @@ let package = Package(
             path: "Tests/LMDBTests"
         ),
         .testTarget(
+            name: "CommandTests",
+            dependencies: ["objectgraph", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/CommandTests"
+        ),
+        .testTarget(
             name: "InMemoryTests",
             dependencies: ["ObjectGraph", "ObjectGraphInMemory"],
             path: "Tests/InMemoryTests"

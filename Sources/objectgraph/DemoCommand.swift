@@ -14,6 +14,18 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "A folder for the store's files, kept afterwards (default: a temporary folder, removed).")
     var path: String?
 
+    /// An empty `--path` or one naming a file is a usage error: the empty one meant the current
+    /// folder (the store was written there and kept), and a file made creating the folder fail
+    /// with an untyped Foundation error.
+    func validate() throws {
+        guard let path else { return }
+        guard !path.isEmpty else { throw ValidationError("--path is empty; give a folder for the store's files") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ValidationError("--path \(path) is a file, not a folder for the store's files")
+        }
+    }
+
     func run() throws {
         let directory = path.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-demo-\(UUID().uuidString)")
