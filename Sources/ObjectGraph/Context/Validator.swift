@@ -140,13 +140,16 @@ struct Validator {
         var patternIndex = 0
         for rule in attribute.rules {
             switch (rule, value) {
+            // A NaN is at or above no minimum and at or below no maximum: tested as `< bound`
+            // and `> bound` it passed every range rule and was saved. (Dates are compared by
+            // interval: Date's `>=` is `!(<)`, which holds for a NaN.)
             case (.minimum(let bound), _):
-                if let number = Self.number(value), number < bound {
-                    add(.numberTooSmall, object, attribute.name, "\(name) is \(value), below the minimum \(bound)")
+                if let number = Self.number(value), !(number >= bound) {
+                    add(.numberTooSmall, object, attribute.name, "\(name) is \(value), \(number.isNaN ? "not a number, so not at or above" : "below") the minimum \(bound)")
                 }
             case (.maximum(let bound), _):
-                if let number = Self.number(value), number > bound {
-                    add(.numberTooLarge, object, attribute.name, "\(name) is \(value), above the maximum \(bound)")
+                if let number = Self.number(value), !(number <= bound) {
+                    add(.numberTooLarge, object, attribute.name, "\(name) is \(value), \(number.isNaN ? "not a number, so not at or below" : "above") the maximum \(bound)")
                 }
             case (.minLength(let bound), .string(let s)):
                 if s.count < bound { add(.stringTooShort, object, attribute.name, "\(name) has \(s.count) characters; at least \(bound) required") }
@@ -158,13 +161,19 @@ struct Validator {
                 }
                 patternIndex += 1
             case (.earliest(let bound), .date(let d)):
-                if d < bound { add(.dateTooSoon, object, attribute.name, "\(name) is \(d.formatted(.iso8601)), before \(bound.formatted(.iso8601))") }
+                if !(d.timeIntervalSinceReferenceDate >= bound.timeIntervalSinceReferenceDate) { add(.dateTooSoon, object, attribute.name, "\(name) is \(Self.shown(d)), before \(bound.formatted(.iso8601))") }
             case (.latest(let bound), .date(let d)):
-                if d > bound { add(.dateTooLate, object, attribute.name, "\(name) is \(d.formatted(.iso8601)), after \(bound.formatted(.iso8601))") }
+                if !(d.timeIntervalSinceReferenceDate <= bound.timeIntervalSinceReferenceDate) { add(.dateTooLate, object, attribute.name, "\(name) is \(Self.shown(d)), after \(bound.formatted(.iso8601))") }
             default:
                 if case .pattern = rule { patternIndex += 1 }
             }
         }
+    }
+
+    /// `date` for a message; one whose interval is NaN (before and after no bound) would show
+    /// as a date of 4713 BC.
+    static func shown(_ date: Date) -> String {
+        date.timeIntervalSinceReferenceDate.isNaN ? "not a date (its interval is NaN)" : date.formatted(.iso8601)
     }
 
     static func number(_ value: AttributeValue) -> Double? {

@@ -1,0 +1,41 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+/// Range rules (minimum, maximum, earliest, latest) hold for NaN too: it lies in no range.
+@Suite("NaN and range rules")
+struct RangeRuleNaNTests {
+    static func reading() throws -> (PersistentContainer, ManagedObjectContext) {
+        let model = try ManagedObjectModel { m in
+            m.entity("Reading") { e in
+                e.attribute("celsius", .double, optional: true, rules: [.minimum(-273.15), .maximum(1_000)])
+                e.attribute("ratio", .decimal, optional: true, rules: [.minimum(0)])
+                e.attribute("takenAt", .date, optional: true, rules: [.earliest(Date(timeIntervalSince1970: 0))])
+            }
+        }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        return (container, container.newBackgroundContext())
+    }
+
+    // A NaN compared with `< minimum` and `> maximum` is neither, so it used to pass every
+    // range rule and be saved.
+    @Test("a NaN double, decimal or date breaks the range rules of its attribute")
+    func nanBreaksRanges() throws {
+        let (_, context) = try Self.reading()
+        try context.performAndWait {
+            let reading = try context.insertObject(entityName: "Reading")
+            try reading.setValue(Double.nan, forKey: "celsius")
+            try reading.setValue(Decimal.nan, forKey: "ratio")
+            try reading.setValue(Date(timeIntervalSinceReferenceDate: .nan), forKey: "takenAt")
+            let error = #expect(throws: ValidationError.self) { try context.save() }
+            let codes = Set(error?.violations.map { "\($0.key) \($0.code.rawValue)" } ?? [])
+            // numberTooSmall 1620, numberTooLarge 1610, dateTooSoon 1640.
+            #expect(codes == ["celsius 1620", "celsius 1610", "ratio 1620", "takenAt 1640"], "\(codes)")
+            #expect(error?.violations.allSatisfy { !$0.message.contains("4713") } == true, "\(String(describing: error))")
+            try reading.setValue(21.5, forKey: "celsius")
+            try reading.setValue(Decimal(1), forKey: "ratio")
+            try reading.setValue(Date(timeIntervalSince1970: 1), forKey: "takenAt")
+            try context.save()
+        }
+    }
+}
