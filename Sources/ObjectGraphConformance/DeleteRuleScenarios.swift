@@ -8,7 +8,7 @@ import ObjectGraph
 /// the graph-shaped cases (required inverses, chats, inheritance, ordered, cycles, reflexive,
 /// unsaved objects).
 enum DeleteRuleScenarios {
-    static let all: [ConformanceScenario] = matrix + graphs + unreadMembers + bulk
+    static let all: [ConformanceScenario] = matrix + graphs + unreadMembers + bulk + danglingInverses
 
     static let matrix: [ConformanceScenario] = [
         ConformanceScenario("deleteRules.appliedWhenPendingChangesAreProcessed") { env in

@@ -272,8 +272,8 @@ extension ManagedObjectContext {
         } else {
             for id in stored where !isDeletedHere(id) && updatedStorage[id] == nil { candidates.append(id) }
         }
-        for (id, object) in updatedStorage where tokens.contains(id.entityToken) {
-            if try matches(object) { candidates.append(id) }
+        for object in try updatedWithRows(tokens, stored: compiled == nil ? stored : nil) {
+            if try matches(object) { candidates.append(object.objectID) }
         }
         for object in insertedStorage where tokens.contains(object.objectID.entityToken) {
             if try matches(object) { candidates.append(object.objectID) }
@@ -288,6 +288,32 @@ extension ManagedObjectContext {
         }
         let sliced = PersistentStoreCoordinator.slice(objects, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
         return (entity, .init(ids: sliced.map(\.objectID), rows: []))
+    }
+
+    /// The updated objects of the entities `tokens` whose rows exist.
+    ///
+    /// An updated object still a fault changed only as the other end of a membership, unread;
+    /// its row may be gone (a no-action inverse left naming a deleted row, then pointed
+    /// elsewhere, unlinks it from that row's object). A missing row matches nothing: the save
+    /// drops such an object, and a fetch listed it (an object whose every read then failed)
+    /// or, with a predicate, failed with objectNotFound. `allStored` — every stored ID of the
+    /// entities, when the store was asked without a predicate — answers without a read;
+    /// otherwise the faults are read in one round trip, as the predicate would read them.
+    private func updatedWithRows(_ tokens: Set<UInt32>, stored allStored: [ObjectID]?) throws -> [ManagedObject] {
+        var objects: [ManagedObject] = []
+        var faults: [ManagedObject] = []
+        for (id, object) in updatedStorage where tokens.contains(id.entityToken) {
+            if object.isFaultStorage { faults.append(object) } else { objects.append(object) }
+        }
+        guard !faults.isEmpty else { return objects }
+        if let allStored {
+            let existing = Set(allStored)
+            objects += faults.filter { existing.contains($0.objectID) }
+        } else {
+            try fulfillFaults(faults.filter { !$0.isInaccessibleStorage })
+            objects += faults.filter { !$0.isFaultStorage }
+        }
+        return objects
     }
 
     /// Loads the destinations of `keyPath` for all `objects`: one round trip per step.
