@@ -136,7 +136,58 @@ extension ManagedObjectContext {
             }
             if changed { markUpdated(object) }
         }
-        for row in changes.deleted { markDeleted(registeredOrFault(row.objectID)) }
+        let changed = changes.deleted.isEmpty ? [] : Set(changes.updated.map(\.values.objectID)).union(changes.toMany.map(\.source))
+        for row in changes.deleted {
+            let object = registeredOrFault(row.objectID)
+            if !changed.isEmpty { try dropMembersMovedAway(from: object, changed: changed) }
+            markDeleted(object)
+        }
         try processPendingChanges()
+    }
+
+    /// Drops from `deleted`'s cascade and deny relationships the members that the child moved
+    /// away before deleting it. A child's change set holds no changes of the objects it deletes,
+    /// so here their members are as this context last knew them: the moved member's own side
+    /// says it left (its inverse, which the child did send, no longer names `deleted`), yet
+    /// the cascade deleted it here too, or the deny refused the parent's save. Only members
+    /// the child changed (`changed`) can have left; the others are related here as well, and
+    /// this context's rules reach them as before.
+    private func dropMembersMovedAway(from deleted: ManagedObject, changed: Set<ObjectID>) throws {
+        for relationship in deleted.entity.relationships where relationship.hasInverse && !relationship.isTransient
+            && (relationship.deleteRule == .cascade || relationship.deleteRule == .deny) {
+            guard let inverse = model.inverse(of: relationship) else { continue }
+            do {
+                if relationship.isToMany {
+                    try loadToManyIfNeeded(deleted, relationship)
+                    for id in deleted.toManyStates[relationship.slot].members ?? [] where changed.contains(id) {
+                        guard try !names(registeredOrFault(id), inverse, deleted) else { continue }
+                        noteUndoableChange(deleted)
+                        deleted.toManyStates[relationship.slot].remove(id)
+                    }
+                } else {
+                    try fulfillFaultIfNeeded(deleted)
+                    if let id = deleted.toOneValues[relationship.slot], changed.contains(id), try !names(registeredOrFault(id), inverse, deleted) {
+                        assignToOne(deleted, relationship, nil)
+                    }
+                }
+            } catch let error as ObjectGraphError where error.code == .objectNotFound {
+                continue  // the deleted object's row is gone already: no rule of it runs
+            }
+        }
+    }
+
+    /// Whether `member`'s side of a relationship (`inverse`) names `owner`; a member whose row
+    /// is gone names nothing.
+    private func names(_ member: ManagedObject, _ inverse: RelationshipDescription, _ owner: ManagedObject) throws -> Bool {
+        do {
+            if inverse.isToMany {
+                try loadToManyIfNeeded(member, inverse)
+                return member.toManyStates[inverse.slot].members?.contains(owner.objectID) ?? false
+            }
+            try fulfillFaultIfNeeded(member)
+            return member.toOneValues[inverse.slot] == owner.objectID
+        } catch let error as ObjectGraphError where error.code == .objectNotFound {
+            return false
+        }
     }
 }
