@@ -27,5 +27,26 @@ extension DeleteRuleScenarios {
                 try checkEqual(try names(fetchAll(context, "Owner")), ["heir"], "owners after the save")
             }
         },
+        ConformanceScenario("deleteRules.noAction.keyPathThroughDanglingToOneMatchesNothingWithChangesPending") { env in
+            // A one-to-nil destination deleted and saved leaves the to-one naming a missing row.
+            // The store's join finds nothing there; with the source changed but unsaved the
+            // context evaluates it itself and must answer the same (it failed with
+            // objectNotFound, for a predicate and for a sort through the to-one).
+            let context = env.newContext()
+            try context.performAndWait {
+                let locker = Locker(context: context); locker.number = 7
+                let student = Student(context: context); student.name = "s"; student.locker = locker
+                try context.save()
+                context.delete(locker)
+                try context.save()
+                let stored = try context.fetch(FetchRequest<Student>(predicate: try FetchPredicate(format: "locker.number == 7")))
+                try checkEqual(stored.count, 0, "saved: no student's locker is number 7")
+                student.name = "t"
+                let pending = try context.fetch(FetchRequest<Student>(predicate: try FetchPredicate(format: "locker.number == 7")))
+                try checkEqual(pending.count, 0, "with the student's rename pending, still none")
+                let sorted = try context.fetch(FetchRequest<Student>(sortKeys: [SortKey("locker.number")]))
+                try checkEqual(sorted.map(\.name), ["t"], "sorted by the locker's number, the student with a dangling locker sorts as one without")
+            }
+        },
     ]
 }
