@@ -48,5 +48,34 @@ extension DeleteRuleScenarios {
                 try checkEqual(sorted.map(\.name), ["t"], "sorted by the locker's number, the student with a dangling locker sorts as one without")
             }
         },
+        ConformanceScenario("deleteRules.noAction.reassigningOneDanglingInverseSavesBesideAnother") { env in
+            // Two items name a deleted owner. Moving one to a new owner unlinks it from the
+            // deleted owner, whose row the save then finds gone: the other item, changed too
+            // but still naming the deleted owner as the store has it since the delete, is no
+            // new reference to a row deleted meanwhile, and the save must not fail with a
+            // conflict under the default policy.
+            let context = env.newContext()
+            try context.performAndWait {
+                let gone = try makeObject(context, "Owner", "gone")
+                let moved = try makeObject(context, "Item", "moved")
+                let stays = try makeObject(context, "Item", "stays")
+                try gone.setValue([moved, stays], forKey: "noActionMany")
+                try context.save()
+                context.delete(gone)
+                try context.save()
+                let heir = try makeObject(context, "Owner", "heir")
+                try moved.setValue(heir, forKey: "noActionManyOwner")
+                try stays.setValue("stays, renamed", forKey: "name")
+                try context.save()
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let heir = try fetchOne(fresh, "Owner", "heir")
+                try checkEqual(try names(toMany(heir, "noActionMany")), ["moved"], "the heir's items after reopen")
+                let stays = try fetchOne(fresh, "Item", "stays, renamed")
+                try check(try toOne(stays, "noActionManyOwner") != nil, "the other item still names the deleted owner, as no action leaves it")
+            }
+        },
     ]
 }

@@ -87,7 +87,7 @@ public final class ContextUndoStack {
 
     /// Forgets the objects a merged save deleted: their states leave every group (undo must not
     /// put an object whose record is gone back in the context) and other states' references
-    /// to them are cleared, as ``ManagedObjectContext/clearReferences(to:)`` clears the objects'.
+    /// to them are cleared, as ``ManagedObjectContext/clearReferences(to:keepingStoredToOnes:)`` clears the objects'.
     func forget(_ ids: Set<ObjectID>) {
         guard !ids.isEmpty else { return }
         for group in allGroups {

@@ -56,20 +56,29 @@ extension ManagedObjectContext {
         try fulfillFaults(unread)
         let gone = Set(unread.filter(\.isFaultStorage).map(\.objectID))
         guard !gone.isEmpty else { return }
-        if mergePolicy == .error && changesRefer(to: gone) {
+        let referred = changesRefer(to: gone)
+        if mergePolicy == .error && referred {
             let error = StoreError(.conflict, "\(gone.count) object\(gone.count == 1 ? "" : "s") changed here were deleted by another save", conflicts: gone.map {
                 StoreError.Conflict(objectID: $0, expectedVersion: 0, storedVersion: nil, storedSnapshot: nil)
             })
             throw MergeConflictError(conflicts: try describe(error), policy: mergePolicy, underlying: error)
         }
-        try dropObjectsDeletedElsewhere(gone)
+        // Rows gone long since (no new reference here): other objects' stored to-ones naming
+        // them are what the store holds, and stay. Cleared, they diverged from the store, and
+        // the save wrote the cleared value for any object it updated for another reason.
+        try dropObjectsDeletedElsewhere(gone, keepingStoredToOnes: !referred)
         updated = inSaveOrder(updatedStorage)
     }
 
-    /// Whether an inserted or changed object's new values point at one of `ids`.
+    /// Whether an inserted or changed object's new values point at one of `ids`: an inserted
+    /// object's to-ones, a changed object's changed to-ones. (A changed object's other to-ones
+    /// are as the store holds them; one naming a row gone long since — a no-action inverse left
+    /// by a delete — is no new reference, and counting it failed the save with a conflict.)
     private func changesRefer(to ids: Set<ObjectID>) -> Bool {
         for object in Array(insertedStorage) + Array(updatedStorage.values) where !ids.contains(object.objectID) {
-            if !object.isFaultStorage, object.toOneValues.contains(where: { $0.map(ids.contains) ?? false }) { return true }
+            if !object.isFaultStorage, object.toOneValues.indices.contains(where: { slot in
+                (object.isInsertedStorage || object.changedToOneSlots.contains(slot)) && (object.toOneValues[slot].map(ids.contains) ?? false)
+            }) { return true }
             if object.toManyStates.contains(where: { !$0.added.isDisjoint(with: ids) }) { return true }
         }
         return false
@@ -289,7 +298,8 @@ extension ManagedObjectContext {
     /// running them here would reach its members as this context last loaded them — a cascade
     /// then deleted objects the other save had moved away (their fresh faults read rows with
     /// current versions, so no conflict stopped the save: silent data loss).
-    func dropObjectsDeletedElsewhere(_ ids: Set<ObjectID>) throws {
+    /// `keepingStoredToOnes`: see ``clearReferences(to:keepingStoredToOnes:)``.
+    func dropObjectsDeletedElsewhere(_ ids: Set<ObjectID>, keepingStoredToOnes: Bool = false) throws {
         if !pendingDeletes.isEmpty { pendingDeletes.removeAll { ids.contains($0.objectID) } }
         for id in ids {
             guard let object = registeredLive(id) else { continue }
@@ -302,13 +312,14 @@ extension ManagedObjectContext {
             object.contextStorage = nil
             object.isInaccessibleStorage = true
         }
-        clearReferences(to: ids)
+        clearReferences(to: ids, keepingStoredToOnes: keepingStoredToOnes)
         undoStack?.forget(ids)
     }
 
     /// Removes `ids` from the values of every registered object: unsaved references are
     /// cleared as changes, loaded stored ones silently (the store already dropped them).
-    func clearReferences(to ids: Set<ObjectID>) {
+    /// `keepingStoredToOnes` leaves loaded to-ones that are not unsaved changes as they are.
+    func clearReferences(to ids: Set<ObjectID>, keepingStoredToOnes: Bool = false) {
         // Objects the app let go of are skipped: they are replaced by fresh faults when next
         // reached, which read what the store holds now.
         for object in liveRegisteredObjects() {
@@ -317,7 +328,7 @@ extension ManagedObjectContext {
                     guard let id = object.toOneValues[relationship.slot], ids.contains(id) else { continue }
                     if object.changedToOneSlots.contains(relationship.slot) || object.isInsertedStorage {
                         assignToOne(object, relationship, nil)
-                    } else {
+                    } else if !keepingStoredToOnes {
                         object.toOneValues[relationship.slot] = nil
                     }
                 }
