@@ -93,7 +93,10 @@ extension ManagedObjectContext {
         object.contextStorage = self
         register(object)
         if state.isInserted { insertedStorage.insert(object) }
-        if state.isUpdated { updatedStorage[object.objectID] = object }
+        if state.isUpdated {
+            updatedStorage[object.objectID] = object
+            updatedEntries &+= 1
+        }
         if state.isDiscardedInsert {
             discardedInserts[ObjectIdentifier(object)] = object
         } else if state.isDeleted {

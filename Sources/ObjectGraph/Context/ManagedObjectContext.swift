@@ -50,6 +50,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // of giving them permanent IDs (measured); they keep insertion order (see InsertedObjects).
     @exclusivity(unchecked) var insertedStorage = InsertedObjects()
     @exclusivity(unchecked) var updatedStorage: [ObjectID: ManagedObject] = [:]
+    /// How many times an object entered `updatedStorage`, ever (see ``ObjectList/entries``):
+    /// counted where objects enter it, `markUpdated(_:)` and undo.
+    @exclusivity(unchecked) var updatedEntries = 0
     /// Deleted objects whose rows exist in the store (a deleted insert goes to
     /// `discardedInserts` instead), in the order they were deleted: a save orders them
     /// from there, whose runs are already ascending (a cascade deletes each owner's members
@@ -553,6 +556,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if !object.isUpdatedStorage {
             object.isUpdatedStorage = true
             updatedStorage[object.objectID] = object
+            updatedEntries &+= 1
         }
         changeLog.updated(object)
     }

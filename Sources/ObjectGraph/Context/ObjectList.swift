@@ -46,6 +46,9 @@ struct ObjectList<Position: ObjectListPosition>: Sequence {
     private var slots: [ManagedObject?] = []
     /// The objects present (slots that are not holes).
     private(set) var count = 0
+    /// How many times an object entered the list, ever: it grows exactly when something new
+    /// is in the list (its count may not, when another left meanwhile).
+    private(set) var entries = 0
 
     /// An empty list.
     init() {}
@@ -67,6 +70,7 @@ struct ObjectList<Position: ObjectListPosition>: Sequence {
         Position.setPosition(position, of: object)
         slots.append(object)
         count += 1
+        entries &+= 1
     }
 
     /// Takes `object` out of the list, if it is there.
