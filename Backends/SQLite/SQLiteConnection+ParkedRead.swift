@@ -24,6 +24,9 @@ struct WALIndexHeader: Equatable, Sendable {
     /// count, salts and checksums).
     let words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
+    /// `iChange`, which every commit moves on by one.
+    var changeCounter: UInt32 { UInt32(truncatingIfNeeded: words.1) }
+
     static func == (a: WALIndexHeader, b: WALIndexHeader) -> Bool {
         a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2
             && a.words.3 == b.words.3 && a.words.4 == b.words.4 && a.words.5 == b.words.5
@@ -97,7 +100,7 @@ extension SQLiteConnection {
     /// The WAL-index header now, through SQLite's own mapping of the index (the VFS's
     /// `xShmMap` on the database file, which maps nothing new once SQLite has): opening the
     /// `-shm` file again in this process would risk its locks, which POSIX drops at any close.
-    private func currentWALIndexHeader() -> WALIndexHeader? {
+    func currentWALIndexHeader() -> WALIndexHeader? {
         if walIndex == nil {
             // Until SQLite has built the index there is nothing to map; asked again next read.
             walIndex = mapWALIndex()

@@ -17,14 +17,9 @@ extension SQLiteStore {
 
     private func save(_ changes: StoreChangeSet, check: ((_ fetch: (StoreFetchRequest) throws -> StoreFetchResult) throws -> Void)?) throws {
         try withConnection { connection in
-            try connection.execute("BEGIN IMMEDIATE;")
-            do {
+            try inWriteTransaction(connection) {
                 try check? { try fetch($0, connection: connection) }
                 try apply(changes, connection)
-                try connection.execute("COMMIT;")
-            } catch {
-                try? connection.execute("ROLLBACK;")
-                throw error
             }
         }
     }

@@ -48,6 +48,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     let model: ManagedObjectModel
     /// Held by the one write (save, key allocation) in progress.
     private let writeLock = Guarded<Void>(())
+    /// What this store knows of the file's commits (see `SQLiteStore+ForeignCommits`).
+    let commitWatch = Guarded(CommitWatch())
     private let closed = Atomic<Bool>(false)
     /// Ends the parked read transactions soon after the last read (``endParkedReads()``).
     private let parkedReadsEnd = CoalescedDelay(SQLiteStore.parkedReadLifetime)
@@ -171,6 +173,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             returnReader(connection, failed: true)
             throw error
         }
+        noteObserved(connection.parkedSnapshot)
         return connection
     }
 
@@ -270,8 +273,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Reserves keys in `og_primary_keys`, in its own transaction, so keys are never reused.
     public func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64 {
         try withConnection { connection in
-            try connection.execute("BEGIN IMMEDIATE;")
-            do {
+            try inWriteTransaction(connection) {
                 let read = try connection.prepare("SELECT next FROM og_primary_keys WHERE root = ?")
                 try read.bind(rootEntity, at: 1)
                 var first: Int64 = 1
@@ -283,11 +285,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try write.bind(rootEntity, at: 1)
                 try write.bind(first + Int64(count), at: 2)
                 try write.run()
-                try connection.execute("COMMIT;")
                 return first
-            } catch {
-                try? connection.execute("ROLLBACK;")
-                throw error
             }
         }
     }

@@ -62,11 +62,20 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// coordinator writes (each coordinator's saves are serialized). Called on the saving
     /// thread; `check` and its fetch run there, inside the call.
     func save(_ changes: StoreChangeSet, checking check: (_ fetch: (StoreFetchRequest) throws -> StoreFetchResult) throws -> Void) throws
+    /// How many times the store has seen that another connection or process committed to its
+    /// data (one not through this store object): the coordinator drops its cached rows when
+    /// the count moves, so a fetch after another process's save reads that save's rows, as
+    /// the store itself does. Counted as the store notices, at its reads and writes. `0`, the
+    /// default, for a store that only its own coordinator writes. Any thread.
+    func foreignCommitCount() -> UInt64
     /// Releases files and handles. Further calls throw ``StoreError/Code/closed``.
     func close()
 }
 
 extension PersistentStore {
+    /// `0`: only this store object writes its data (see the requirement).
+    public func foreignCommitCount() -> UInt64 { 0 }
+
     /// The check with ``fetch(_:)``, then ``save(_:)`` (see the requirement).
     public func save(_ changes: StoreChangeSet, checking check: (_ fetch: (StoreFetchRequest) throws -> StoreFetchResult) throws -> Void) throws {
         try check { try fetch($0) }

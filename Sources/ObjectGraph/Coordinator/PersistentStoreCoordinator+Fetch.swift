@@ -39,7 +39,9 @@ extension PersistentStoreCoordinator {
         let entries = try self.entries(holding: request.entity)
         func read(_ entry: Entry, _ request: StoreFetchRequest) throws -> StoreFetchResult {
             if let holding, holding.entry === entry { return try holding.fetch(request) }
-            return try entry.gate.read { try entry.store.fetch(request) }
+            let result = try entry.gate.read { try entry.store.fetch(request) }
+            dropCachedRowsIfCommittedElsewhere(entry)
+            return result
         }
         if entries.count == 1 {
             let entry = entries[0]
@@ -121,6 +123,22 @@ extension PersistentStoreCoordinator {
         let start = min(max(offset, 0), items.count)
         let end = limit.map { start + min(max($0, 0), items.count - start) } ?? items.count
         return Array(items[start..<end])
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Drops the cached rows when `entry`'s store has seen commits of another connection or
+    /// process since the last look (``PersistentStore/foreignCommitCount()``): a fetch, which
+    /// reads the store's current rows, is then followed by faults that read them too, not rows
+    /// cached before the other save. Asked after the store's read, which is where a store
+    /// notices. (All cached rows go: rare, and the cache does not track rows by store.)
+    func dropCachedRowsIfCommittedElsewhere(_ entry: Entry) {
+        let count = entry.store.foreignCommitCount()
+        let moved = entry.foreignCommitsSeen.withLock { seen in
+            defer { seen = count }
+            return seen != count
+        }
+        if moved { rowCache.removeAll() }
     }
 }
 

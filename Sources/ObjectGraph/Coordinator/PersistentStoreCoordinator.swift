@@ -29,6 +29,8 @@ public final class PersistentStoreCoordinator: Sendable {
         let entityTokens: TokenSet
         /// Whether the store counts `toOne == object` itself (read once: every such count asks).
         let countsRelationshipRows: Bool
+        /// The store's ``PersistentStore/foreignCommitCount()`` when the coordinator last looked.
+        let foreignCommitsSeen = Guarded<UInt64>(0)
 
         init(store: any PersistentStore, description: StoreDescription, entityNames: Set<String>, gate: Gate) {
             self.store = store
