@@ -22,6 +22,8 @@ struct CommitWatch: Sendable {
 /// threads can only count a commit that was this store's own — the cache is dropped once
 /// more than needed — never miss another's.
 extension SQLiteStore {
+    /// How many commits of other connections this store has noticed (see the extension's
+    /// summary): counted at reads and at this store's own writes.
     public func foreignCommitCount() -> UInt64 {
         commitWatch.withLock { $0.foreign }
     }
