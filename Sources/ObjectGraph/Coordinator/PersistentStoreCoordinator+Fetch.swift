@@ -142,43 +142,31 @@ extension PersistentStoreCoordinator {
     }
 }
 
-/// Reads the related rows of snapshots through the coordinator, for evaluating predicates
-/// (and sort keys, and group keys) that a store did not evaluate itself.
+/// Reads rows as snapshots through the coordinator (row cache first), for evaluating
+/// predicates that a store did not evaluate itself.
 ///
-/// Related rows come from the stores, not from the row cache: the fetched rows are the
-/// store's current ones, and SQL reads the current related rows too, while a cached row may
-/// predate another coordinator's or process's save — `chat.title == 'new'` matched in SQL and
-/// not with an aggregate beside it, which only the shared layer evaluates. (What is read
-/// refreshes the cache.) Each related row is read once per source, so once per evaluation.
+/// The cache is as current as the fetch's own rows: the fetch's read is where a store notices
+/// another connection's commits, and the coordinator then drops the cached rows
+/// (``PersistentStoreCoordinator/dropCachedRowsIfCommittedElsewhere(_:)``) before anything is
+/// evaluated — so a related row cached before another process's save is not read here, as SQL
+/// would not read it.
 struct SnapshotRowSource: PredicateRowSource {
     let coordinator: PersistentStoreCoordinator
-    /// The related rows read so far (`nil` for a row that does not exist).
-    private let read = ReadRows()
-
-    /// Rows read by one source; used on one thread, for one evaluation.
-    private final class ReadRows {
-        var rows: [ObjectID: RowSnapshot?] = [:]
-    }
-
-    init(coordinator: PersistentStoreCoordinator) {
-        self.coordinator = coordinator
-    }
 
     func toOne(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> RowSnapshot? {
         guard let id = row.toOne[relationship.slot] else { return nil }
-        if let known = read.rows[id] { return known }
-        let current = try coordinator.snapshot(for: id)
-        read.rows[id] = .some(current)
-        return current
+        if let cached = coordinator.rowCache.snapshot(for: id) { return cached }
+        return try coordinator.snapshot(for: id)
     }
 
     func toMany(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> [RowSnapshot] {
         let ids = try coordinator.relatedIDs(for: relationship, of: [row.objectID]).first ?? []
-        let missing = ids.filter { read.rows[$0] == nil }
-        if !missing.isEmpty {
-            for current in try coordinator.snapshots(for: missing) { read.rows[current.objectID] = .some(current) }
-            for id in missing where read.rows[id] == nil { read.rows[id] = .some(nil) }
+        var rows: [RowSnapshot] = []
+        var missing: [ObjectID] = []
+        for id in ids {
+            if let cached = coordinator.rowCache.snapshot(for: id) { rows.append(cached) } else { missing.append(id) }
         }
-        return ids.compactMap { read.rows[$0] ?? nil }
+        if !missing.isEmpty { rows.append(contentsOf: try coordinator.snapshots(for: missing)) }
+        return rows
     }
 }
