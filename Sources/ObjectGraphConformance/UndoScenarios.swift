@@ -95,6 +95,37 @@ enum UndoScenarios {
             let verifier = env.newContext()
             try verifier.performAndWait { try checkEqual(try verifier.count(for: FetchRequest<Message>()), 3, "the store was never touched") }
         },
+        // Refreshing an object (dropping its changes) after another context saved it, then
+        // undoing, put back the recorded state whole: the stale age, shown as unchanged, and the
+        // old read version, a conflict at the next save.
+        ConformanceScenario("undo.afterRefreshKeepsStoredValues") { env in
+            let id = try ConflictScenarios.seedStudent(env)
+            let context = undoable(env)
+            let ada: Student = try context.performAndWait {
+                let ada = try context.existingObject(with: id) as! Student
+                ada.name = "X"
+                try context.processPendingChanges()
+                return ada
+            }
+            let other = env.newContext()
+            try other.performAndWait {
+                let a = try other.existingObject(with: id) as! Student
+                a.age = 50; try other.save()
+            }
+            try context.performAndWait {
+                context.refresh(ada, mergeChanges: false)
+                try checkEqual(ada.age, 50, "refreshed")
+                try context.undo()
+                try checkEqual(ada.name, "Ada", "name undone")
+                try checkEqual(ada.age, 50, "the age another context saved stays")
+                try check(!context.hasChanges, "nothing left to save")
+                ada.name = "Z"
+                try context.save()
+            }
+            let stored = try ConflictScenarios.storedStudent(env, id)
+            try checkEqual(stored.name, "Z", "stored name")
+            try checkEqual(stored.age, 50, "stored age")
+        },
         ConformanceScenario("undo.explicitGrouping") { env in
             let context = undoable(env)
             try context.performAndWait {

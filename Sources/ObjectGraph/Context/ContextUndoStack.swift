@@ -85,6 +85,12 @@ public final class ContextUndoStack {
         for group in allGroups where group.states[key] != nil { group.states[key]!.state.rebase(onto: row) }
     }
 
+    /// Whether a group holds a state of `object`.
+    func records(_ object: ManagedObject) -> Bool {
+        let key = ObjectIdentifier(object)
+        return allGroups.contains { $0.states[key] != nil }
+    }
+
     /// Forgets the objects a merged save deleted: their states leave every group (undo must not
     /// put an object whose record is gone back in the context) and other states' references
     /// to them are cleared, as ``ManagedObjectContext/clearReferences(to:keepingStoredToOnes:)`` clears the objects'.

@@ -117,6 +117,15 @@ extension ManagedObjectContext {
         if object.isDeletedStorage { return }
         // Refreshing means "show me what the store holds": drop the shared cached row too.
         coordinator.rowCache.remove(object.objectID)
+        // Undo puts a recorded state back whole, its read version included: one recorded before
+        // another context's save brought back the replaced values (shown as unchanged) and the
+        // old version (a conflict at the next save). Rebased on the row as stored now, as a
+        // merge rebases them, undo takes back this context's changes only.
+        if let stack = undoStack, stack.records(object),
+           let fresh = try? coordinator.snapshots(for: [object.objectID]).first {
+            statisticsStorage.storeRoundTrips += 1
+            stack.rebase(object, onto: fresh)
+        }
         object.turnIntoFault()
         object.didTurnIntoFault()
     }
