@@ -21,19 +21,32 @@ extension ManagedObjectContext {
         try processPendingChanges()
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
         try callWillSave()
-        dropReferencesToDiscardedInserts()
+        let dropped = dropReferencesToDiscardedInserts()
 
         let inserted = insertedInSaveOrder()
-        let updated = inSaveOrder(updatedStorage)
-        let deleted = deletedInSaveOrder()
-        var validator = Validator(context: self)
-        try validator.validate(changed: inserted + updated, deleted: deleted)
-        if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
+        // A failed save keeps the context's changes: the references it dropped are put back
+        // (they were recorded under these IDs, which a failure after the permanent IDs were
+        // obtained has replaced).
+        let temporaryIDs = inserted.map(\.objectID)
+        do {
+            let updated = inSaveOrder(updatedStorage)
+            let deleted = deletedInSaveOrder()
+            var validator = Validator(context: self)
+            try validator.validate(changed: inserted + updated, deleted: deleted)
+            if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
 
-        try checkOneWayToOnes(inserted, updated)
-        try obtainPermanentIDs(for: inserted, areAllInserted: true)
-        // Version conflicts are resolved by the merge policy (ManagedObjectContext+Conflicts).
-        try sendSave(inserted: inserted, updated: updated, deleted: deleted)
+            try checkOneWayToOnes(inserted, updated)
+            try obtainPermanentIDs(for: inserted, areAllInserted: true)
+            // Version conflicts are resolved by the merge policy (ManagedObjectContext+Conflicts).
+            try sendSave(inserted: inserted, updated: updated, deleted: deleted)
+        } catch {
+            if let dropped {
+                let remapped = zip(temporaryIDs, inserted).filter { $0.0.isTemporary && $0.0 != $0.1.objectID }
+                if !remapped.isEmpty { dropped.remap(TemporaryIDMap(remapped.map(\.0), to: remapped.map(\.1.objectID))) }
+                restoreUnrecorded(dropped)
+            }
+            throw error
+        }
     }
 
     /// Checks that every to-one without an inverse that `objects` set names a stored row. Such a
@@ -81,14 +94,25 @@ extension ManagedObjectContext {
     /// ``DeleteRule/noAction`` — as if nullified, before validation (so a required one left
     /// empty reports 1570). A deleted object that *was* saved keeps a no-action reference to
     /// its record, as in Core Data.
-    private func dropReferencesToDiscardedInserts() {
-        guard !discardedInserts.isEmpty else { return }
+    ///
+    /// Returns the states of the objects it changed, before the change, for a failed save to
+    /// put back; `nil` when it changed nothing. The change is not recorded for undo: a save
+    /// that succeeds clears the history, and one that fails takes it back (recorded, it was a
+    /// group of its own that cleared the redo history, and the to-many part was not recorded
+    /// at all, so undoing the delete brought the object back without the references).
+    private func dropReferencesToDiscardedInserts() -> UndoGroup? {
+        guard !discardedInserts.isEmpty else { return nil }
         let discarded = Set(discardedInserts.values.map(\.objectID))
+        let stack = undoStack
+        undoStack = nil
+        defer { undoStack = stack }
+        let before = UndoGroup()
         // Only objects with changes can refer to an unsaved object.
         for object in Array(insertedStorage) + Array(updatedStorage.values) {
             if !object.isFaultStorage {
                 for relationship in object.entity.toOneRelationships {
                     if let id = object.toOneValues[relationship.slot], discarded.contains(id) {
+                        before.record(object, in: self)
                         assignToOne(object, relationship, nil)
                     }
                 }
@@ -97,10 +121,12 @@ extension ManagedObjectContext {
                 let state = object.toManyStates[slot]
                 let members = state.added.union(state.members ?? [])
                 for id in members where discarded.contains(id) {
+                    before.record(object, in: self)
                     object.toManyStates[slot].remove(id)
                 }
             }
         }
+        return before.isEmpty ? nil : before
     }
 
     /// Gives `objects` permanent IDs now (Core Data's `obtainPermanentIDs(for:)`), so their IDs

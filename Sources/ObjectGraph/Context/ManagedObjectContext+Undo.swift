@@ -67,6 +67,11 @@ extension ManagedObjectContext {
         return inverse
     }
 
+    /// Puts back the states `group` recorded, recording nothing: a failed save's own changes.
+    func restoreUnrecorded(_ group: UndoGroup) {
+        for (object, state) in group.states.values { restore(object, to: state) }
+    }
+
     private func restore(_ object: ManagedObject, to state: ObjectState) {
         insertedStorage.remove(object)
         updatedStorage.removeValue(forKey: object.objectID)
