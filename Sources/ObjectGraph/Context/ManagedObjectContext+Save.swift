@@ -27,7 +27,9 @@ extension ManagedObjectContext {
         // A failed save keeps the context's changes: the references it dropped are put back
         // (they were recorded under these IDs, which a failure after the permanent IDs were
         // obtained has replaced).
-        let temporaryIDs = inserted.map(\.objectID)
+        // (Kept only when there is something to put back: the IDs of a 100,000-object insert
+        // would be an array copied for nothing.)
+        let temporaryIDs = dropped == nil ? [] : inserted.map(\.objectID)
         do {
             let updated = inSaveOrder(updatedStorage)
             let deleted = deletedInSaveOrder()
