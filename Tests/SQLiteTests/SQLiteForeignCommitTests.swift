@@ -27,6 +27,21 @@ struct SQLiteForeignCommitTests {
         }
     }
 
+    /// A new store holding one student of `age`, and a container on it.
+    static func seeded(age: Int64) throws -> (file: URL, model: ManagedObjectModel, container: PersistentContainer) {
+        let file = try SQLiteStoreTests.temporaryFile()
+        let model = try Self.model()
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: file)])
+        let seeding = container.newBackgroundContext()
+        try seeding.performAndWait {
+            let student = try seeding.insertObject(entityName: "Student")
+            try student.setValue("Ada", forKey: "name")
+            try student.setValue(age, forKey: "age")
+            try seeding.save()
+        }
+        return (file, model, container)
+    }
+
     static func setAge(_ age: Int64, in container: PersistentContainer) throws {
         let context = container.newBackgroundContext()
         try context.performAndWait {
@@ -38,17 +53,8 @@ struct SQLiteForeignCommitTests {
 
     @Test("a fetch after another connection's save shows the saved row, and saving on it does not conflict")
     func fetchShowsAnotherConnectionsSave() throws {
-        let file = try SQLiteStoreTests.temporaryFile()
-        let model = try Self.model()
-        let mine = try PersistentContainer(model: model, stores: [.sqlite(at: file)])
+        let (file, model, mine) = try Self.seeded(age: 37)
         defer { mine.close() }
-        let seeding = mine.newBackgroundContext()
-        try seeding.performAndWait {
-            let student = try seeding.insertObject(entityName: "Student")
-            try student.setValue("Ada", forKey: "name")
-            try student.setValue(Int64(37), forKey: "age")
-            try seeding.save()
-        }
         // Read once here: the row is now in this coordinator's cache.
         #expect(try Self.age(in: mine) == 37)
 
@@ -60,24 +66,15 @@ struct SQLiteForeignCommitTests {
         // Saving on what the fetch showed is no conflict.
         try Self.setAge(101, in: mine)
         #expect(try Self.age(in: theirs) == 101)
-        // And this coordinator's own saves keep its cache: the next fetch reads its own row.
+        // And this coordinator's own save is what its next fetch reads.
         try Self.setAge(102, in: mine)
         #expect(try Self.age(in: mine) == 102)
     }
 
     @Test("the store counts other connections' commits, not its own")
     func countsOnlyOtherConnectionsCommits() throws {
-        let file = try SQLiteStoreTests.temporaryFile()
-        let model = try Self.model()
-        let mine = try PersistentContainer(model: model, stores: [.sqlite(at: file)])
+        let (file, model, mine) = try Self.seeded(age: 1)
         defer { mine.close() }
-        let seeding = mine.newBackgroundContext()
-        try seeding.performAndWait {
-            let student = try seeding.insertObject(entityName: "Student")
-            try student.setValue("Ada", forKey: "name")
-            try student.setValue(Int64(1), forKey: "age")
-            try seeding.save()
-        }
         let store = try #require(mine.coordinator.persistentStores.first)
         _ = try Self.age(in: mine)
         let start = store.foreignCommitCount()
