@@ -133,6 +133,8 @@ extension PersistentStoreCoordinator {
     /// cached before the other save. Asked after the store's read, which is where a store
     /// notices. (All cached rows go: rare, and the cache does not track rows by store.)
     func dropCachedRowsIfCommittedElsewhere(_ entry: Entry) {
+        // A bypassed cache holds nothing to drop (every store reads rows cheaply, as LMDB).
+        if rowCache.isBypassed { return }
         let count = entry.store.foreignCommitCount()
         let moved = entry.foreignCommitsSeen.withLock { seen in
             defer { seen = count }
