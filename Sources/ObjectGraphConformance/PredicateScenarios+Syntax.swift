@@ -95,6 +95,45 @@ extension PredicateScenarios {
             let manyValues = (1...4_000).map { "int16 == \($0)" }.joined(separator: " OR ")
             try rows.expect(manyValues, rows: [0, 1, 2], "4 000 comparisons joined by OR")
         },
+        // Core Data's SQLite store refuses a fetch on a transient property ("keypath not found
+        // in entity") while its in-memory store answers from live objects. Transients are never
+        // stored, so a store could only ever see nil: every store refuses them, the same way.
+        ConformanceScenario("predicates.errors.transientKeys") { env in
+            let rows = try Fixture.allTypes(env)
+            for context in [rows.clean, rows.dirty] {
+                try context.performAndWait {
+                    for object in try context.fetch(FetchRequest<ManagedObject>(entityName: "AllTypes")) {
+                        try object.setValue("live", forKey: "scratch")
+                    }
+                }
+            }
+            try rows.expectInvalid("scratch == 'live'")
+            try rows.expectInvalid("scratch == nil")
+            try rows.expectInvalid("string == 'Beta' OR scratch BEGINSWITH 'l'")
+            for context in [rows.clean, rows.dirty] {
+                try context.performAndWait {
+                    let sorted = try checkThrows(ObjectGraphError.self, "sorting by a transient attribute") {
+                        _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "AllTypes", sortKeys: [SortKey("scratch")]))
+                    }
+                    try checkEqual(sorted.code, .invalidFetch, "code (\(sorted.message))")
+                    try check(sorted.message.contains("scratch") && sorted.message.contains("transient"), "the error names the transient attribute: \(sorted.message)")
+                    var dictionaries = FetchRequest<ManagedObject>(entityName: "AllTypes")
+                    dictionaries.propertiesToFetch = [.key("scratch")]
+                    let fetched = try checkThrows(ObjectGraphError.self, "a dictionary fetch of a transient attribute") {
+                        _ = try context.fetchDictionaries(dictionaries)
+                    }
+                    try checkEqual(fetched.code, .invalidFetch, "code (\(fetched.message))")
+                    var grouped = FetchRequest<ManagedObject>(entityName: "AllTypes")
+                    grouped.propertiesToFetch = [.key("string"), .count(as: "n")]
+                    grouped.propertiesToGroupBy = ["string", "scratch"]
+                    let group = try checkThrows(ObjectGraphError.self, "grouping by a transient attribute") {
+                        _ = try context.fetchDictionaries(grouped)
+                    }
+                    try checkEqual(group.code, .invalidFetch, "code (\(group.message))")
+                }
+            }
+            try rows.expect("string == 'Beta'", rows: [1], "a fetch without the transient still works")
+        },
         ConformanceScenario("predicates.errors.malformedFormats") { env in
             // Store-independent, but a store must never see these: they fail while parsing.
             try expectParseError("int16 BETWEEN {1}", at: 16)

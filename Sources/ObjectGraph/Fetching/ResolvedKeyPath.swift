@@ -55,8 +55,12 @@ public struct ResolvedKeyPath: Sendable {
         }
         if isPlainName {
             switch entity.property(named: path) {
-            case .attribute(let attribute)?: return ResolvedKeyPath(path: path, steps: [], terminal: .attribute(attribute))
-            case .relationship(let relationship)?: return ResolvedKeyPath(path: path, steps: [], terminal: .relationship(relationship))
+            case .attribute(let attribute)?:
+                if attribute.isTransient { throw transient(path, on: entity, in: path) }
+                return ResolvedKeyPath(path: path, steps: [], terminal: .attribute(attribute))
+            case .relationship(let relationship)?:
+                if relationship.isTransient { throw transient(path, on: entity, in: path) }
+                return ResolvedKeyPath(path: path, steps: [], terminal: .relationship(relationship))
             case nil: throw noProperty(path, on: entity, in: path, from: entity)
             }
         }
@@ -89,6 +93,7 @@ public struct ResolvedKeyPath: Sendable {
             guard let property = current.property(named: component) else {
                 throw noProperty(component, on: current, in: path, from: entity)
             }
+            if property.isTransient { throw transient(component, on: current, in: path) }
             switch property {
             case .attribute(let attribute):
                 guard isLast else {
@@ -188,6 +193,14 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
 }
 
 extension ResolvedKeyPath {
+    /// Transients are never stored, so a store could only compare their nil; Core Data's SQLite
+    /// store refuses them too, while its in-memory store would answer from live objects.
+    private static func transient(_ component: String, on current: EntityDescription, in path: String) -> ObjectGraphError {
+        ObjectGraphError(
+            .invalidFetch, key: path,
+            "\(current.name).\(component) is transient (in key path '\(path)'): fetches, sorts and groupings read stored values only; filter or sort the fetched objects in memory instead")
+    }
+
     private static func noProperty(_ component: String, on current: EntityDescription, in path: String, from entity: EntityDescription) -> ObjectGraphError {
         ObjectGraphError(
             .invalidFetch, key: path,

@@ -9,6 +9,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         case attribute(AttributeDescription)
         /// A relationship.
         case relationship(RelationshipDescription)
+
+        /// Whether the property is transient (kept in memory, never stored).
+        public var isTransient: Bool {
+            switch self {
+            case .attribute(let attribute): return attribute.isTransient
+            case .relationship(let relationship): return relationship.isTransient
+            }
+        }
     }
 
     /// The entity's name, unique in its model.
