@@ -11,9 +11,16 @@ import OrderedCollections
 /// Groups: by default (``groupsByEvent``) a group ends each time the context processes pending
 /// changes, which it does at the end of every `perform`/`performAndWait` block, before fetches
 /// and at save; ``ManagedObjectContext/beginUndoGrouping()`` and
-/// ``ManagedObjectContext/endUndoGrouping()`` make one group of everything in between. A
-/// save, ``ManagedObjectContext/rollback()`` and ``ManagedObjectContext/reset()`` clear the
-/// history (what was saved is not undone by the context). Merged changes are not recorded, and
+/// ``ManagedObjectContext/endUndoGrouping()`` make one group of everything in between.
+/// ``ManagedObjectContext/rollback()`` and ``ManagedObjectContext/reset()`` clear the history;
+/// a save keeps it, as Core Data's does: undoing a saved change makes it an unsaved change
+/// again, which the next save stores (an undone insert becomes a deletion, an undone deletion
+/// an insert under the same ID, with its cascade and relationships). To do that exactly, a save
+/// by a context with a history reads the stored members of each to-many it changes on an
+/// object the history records (one read per relationship), and the values of recorded objects
+/// it deletes that are still faults. Many-to-nil memberships *in other objects* of an object
+/// whose deletion was saved are not brought back by undoing it (the store dropped them with
+/// the row, and nothing in this context recorded them). Merged changes are not recorded, and
 /// undo does not take them back: a merge rebases the recorded states on the rows it brings in,
 /// and forgets the objects it deletes.
 ///

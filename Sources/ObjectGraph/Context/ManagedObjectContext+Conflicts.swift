@@ -10,6 +10,7 @@ extension ManagedObjectContext {
         try loadVersionsForMembershipChanges(&updated)
         // (That may drop objects deleted elsewhere, which only ever shrinks the storage.)
         if deleted.count != deletedStorage.count { deleted = deletedInSaveOrder() }
+        let historyBase = try readHistoryBaseForSave(updated: updated, deleted: deleted)
         var changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
         // The stores whose part of this save landed: a conflict in one store's part leaves
         // the parts of the stores before it saved, and sending them again would fail.
@@ -39,8 +40,11 @@ extension ManagedObjectContext {
                 throw MergeConflictError(conflicts: try describe(again), policy: mergePolicy, underlying: again)
             }
         }
+        let saved = historyBase.map { savedChangesForHistory($0, inserted: inserted, updated: updated, deleted: deleted) }
         commitSave(&changes, inserted: inserted, updated: updated, deleted: deleted)
-        undoStack?.removeAllActions()
+        // The history is kept (as Core Data keeps it): undo takes saved changes back as new
+        // unsaved ones.
+        if let saved { undoStack?.rebase(after: saved, in: self) }
     }
 
     /// A membership change is a change of both ends' rows: it bumps their versions, so a

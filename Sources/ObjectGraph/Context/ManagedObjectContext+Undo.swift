@@ -96,6 +96,9 @@ extension ManagedObjectContext {
             return
         }
         object.contextStorage = self
+        // An object whose deletion was saved comes back (undone) as an insert under its ID.
+        object.isInaccessibleStorage = false
+        if state.isInserted { object.isDeletedByCascadeStorage = false }
         register(object)
         if state.isInserted { insertedStorage.insert(object) }
         if state.isUpdated {

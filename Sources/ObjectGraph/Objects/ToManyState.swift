@@ -256,6 +256,33 @@ struct ToManyState {
         if !removed.isEmpty { removed = Set(removed.map { map[$0] ?? $0 }) }
     }
 
+    /// The members `stored` with this state's recorded changes applied, as loading would
+    /// (the members themselves when loaded).
+    func members(applyingChangesTo stored: OrderedSet<ObjectID>) -> OrderedSet<ObjectID> {
+        if let members { return members }
+        var copy = self
+        copy.load(stored: Array(stored))
+        return copy.members ?? []
+    }
+
+    /// A loaded relationship holding `members` whose store holds `committed`: the differences
+    /// recorded as additions (in `members`' order) and removals, and for an ordered one, a
+    /// changed order of the members both hold.
+    static func holding(_ members: OrderedSet<ObjectID>, committed: OrderedSet<ObjectID>, ordered: Bool) -> ToManyState {
+        var state = ToManyState(members: members)
+        state.recordedAdded = OrderedSet(uncheckedUniqueElements: members.filter { !committed.contains($0) })
+        state.removed = Set(committed.filter { !members.contains($0) })
+        if ordered {
+            state.orderChanged = !members.filter(committed.contains).elementsEqual(committed.filter(members.contains))
+        }
+        return state
+    }
+
+    /// An inserted object's relationship holding `members`, all of them additions.
+    static func inserted(holding members: OrderedSet<ObjectID>) -> ToManyState {
+        ToManyState(members: members, addedMirrorsMembers: true)
+    }
+
     /// Forgets recorded changes after a save (the members are now what the store holds).
     mutating func commit() {
         settle()
