@@ -20,9 +20,11 @@ import OrderedCollections
 /// object the history records (one read per relationship), and the values of recorded objects
 /// it deletes that are still faults. Many-to-nil memberships *in other objects* of an object
 /// whose deletion was saved are not brought back by undoing it (the store dropped them with
-/// the row, and nothing in this context recorded them). Merged changes are not recorded, and
-/// undo does not take them back: a merge rebases the recorded states on the rows it brings in,
-/// and forgets the objects it deletes.
+/// the row, and nothing in this context recorded them). Because saves keep it, the history of
+/// a long import grows with every object imported: set ``levelsOfUndo``, or give the importing
+/// context no stack (`undoStack = nil`), as with Core Data's undo manager. Merged changes are
+/// not recorded, and undo does not take them back: a merge rebases the recorded states on the
+/// rows it brings in, and forgets the objects it deletes.
 ///
 /// **Threading contract.** A stack belongs to one context and is used on that context's queue.
 /// Main-queue contexts get one by default; private-queue (background) contexts have none
