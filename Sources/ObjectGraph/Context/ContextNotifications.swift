@@ -73,16 +73,21 @@ public struct ContextDidSave: Sendable, Hashable {
     public let updatedIDs: [ObjectID]
     /// IDs of deleted objects, in save order.
     public let deletedIDs: [ObjectID]
+    /// The unsaved objects the merge policy merged into others to resolve uniqueness
+    /// conflicts (see ``MergePolicy``): each one's ID (as its object still reads it) with the
+    /// ID of the object holding its values now. Empty for most saves. Not part of equality.
+    public let mergedIDs: [ObjectID: ObjectID]
 
     /// The coordinator the save went through (its ``PersistentStoreCoordinator/saveOrigin``):
     /// its row cache holds the saved rows; any other coordinator's may hold older ones.
     let origin: UUID?
 
     /// A save's IDs; each list must hold an ID at most once.
-    init(insertedIDs: [ObjectID], updatedIDs: [ObjectID], deletedIDs: [ObjectID], origin: UUID? = nil) {
+    init(insertedIDs: [ObjectID], updatedIDs: [ObjectID], deletedIDs: [ObjectID], mergedIDs: [ObjectID: ObjectID] = [:], origin: UUID? = nil) {
         self.insertedIDs = insertedIDs
         self.updatedIDs = updatedIDs
         self.deletedIDs = deletedIDs
+        self.mergedIDs = mergedIDs
         self.origin = origin
     }
 

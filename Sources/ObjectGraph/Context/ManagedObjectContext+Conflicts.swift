@@ -5,6 +5,7 @@ extension ManagedObjectContext {
     /// Sends the save's change set; on a version conflict, resolves it by ``mergePolicy``,
     /// validates the resolved changes again and retries once with the new versions.
     func sendSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
+        var inserted = inserted
         var updated = updated
         var deleted = deleted
         try loadVersionsForMembershipChanges(&updated)
@@ -16,8 +17,7 @@ extension ManagedObjectContext {
         // the parts of the stores before it saved, and sending them again would fail.
         var landed: Set<String> = []
         do {
-            statisticsStorage.storeRoundTrips += 1
-            try coordinator.save(changes, landed: &landed)
+            try send(changes, landed: &landed)
         } catch let error as StoreError where error.code == .conflict {
             let conflicts = try describe(error)
             guard mergePolicy != .error else { throw MergeConflictError(conflicts: conflicts, policy: mergePolicy, underlying: error) }
@@ -29,13 +29,10 @@ extension ManagedObjectContext {
             // validation never saw (a member another context added to a deny relationship
             // was deleted past its rule, leaving it naming a row that is gone). So the
             // resolved changes are validated again, as any save's are.
-            var validator = Validator(context: self)
-            try validator.validate(changed: inserted + updated, deleted: deleted)
-            if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
+            try validateForSave(&inserted, &updated, &deleted)
             changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
             do {
-                statisticsStorage.storeRoundTrips += 1
-                try coordinator.save(changes, landed: &landed)
+                try send(changes, landed: &landed)
             } catch let again as StoreError where again.code == .conflict {
                 throw MergeConflictError(conflicts: try describe(again), policy: mergePolicy, underlying: again)
             }
@@ -45,6 +42,18 @@ extension ManagedObjectContext {
         // The history is kept (as Core Data keeps it): undo takes saved changes back as new
         // unsaved ones.
         if let saved { undoStack?.rebase(after: saved, in: self) }
+    }
+
+    /// Sends `changes` to the coordinator. A uniqueness violation its re-check inside the
+    /// store's write found, before any store of the save wrote, is a race the merge policy may
+    /// still resolve: it is thrown as ``UniquenessRaceLost`` for ``save()`` to validate again.
+    private func send(_ changes: StoreChangeSet, landed: inout Set<String>) throws {
+        statisticsStorage.storeRoundTrips += 1
+        do {
+            try coordinator.save(changes, landed: &landed)
+        } catch let error as ValidationError where mergePolicy != .error && landed.isEmpty && error.violations.allSatisfy({ $0.code == .uniquenessConstraint }) {
+            throw UniquenessRaceLost(error: error)
+        }
     }
 
     /// A membership change is a change of both ends' rows: it bumps their versions, so a

@@ -23,27 +23,44 @@ extension ManagedObjectContext {
         try callWillSave()
         let dropped = dropReferencesToDiscardedInserts()
 
-        let inserted = insertedInSaveOrder()
+        let insertedBefore = insertedInSaveOrder()
         // A failed save keeps the context's changes: the references it dropped are put back
         // (they were recorded under these IDs, which a failure after the permanent IDs were
         // obtained has replaced).
         // (Kept only when there is something to put back: the IDs of a 100,000-object insert
         // would be an array copied for nothing.)
-        let temporaryIDs = dropped == nil ? [] : inserted.map(\.objectID)
+        let temporaryIDs = dropped == nil ? [] : insertedBefore.map(\.objectID)
         do {
-            let updated = inSaveOrder(updatedStorage)
-            let deleted = deletedInSaveOrder()
-            var validator = Validator(context: self)
-            try validator.validate(changed: inserted + updated, deleted: deleted)
-            if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
+            var inserted = insertedBefore
+            var updated = inSaveOrder(updatedStorage)
+            var deleted = deletedInSaveOrder()
+            // Uniqueness conflicts are resolved here by the merge policy (+Uniqueness), which
+            // may merge inserted objects away and so change the lists.
+            try validateForSave(&inserted, &updated, &deleted)
 
             try checkOneWayToOnes(inserted, updated)
             try obtainPermanentIDs(for: inserted, areAllInserted: true)
             // Version conflicts are resolved by the merge policy (ManagedObjectContext+Conflicts).
-            try sendSave(inserted: inserted, updated: updated, deleted: deleted)
+            var races = 0
+            while true {
+                do {
+                    try sendSave(inserted: inserted, updated: updated, deleted: deleted)
+                    break
+                } catch let race as UniquenessRaceLost {
+                    // Another save stored a row with this save's values after it was validated:
+                    // validated again, the save merges into that row (a third racer in the
+                    // meantime makes it try again, a few times).
+                    races += 1
+                    guard races < 3 else { throw race.error }
+                    inserted = insertedInSaveOrder()
+                    updated = inSaveOrder(updatedStorage)
+                    deleted = deletedInSaveOrder()
+                    try validateForSave(&inserted, &updated, &deleted)
+                }
+            }
         } catch {
             if let dropped {
-                let remapped = zip(temporaryIDs, inserted).filter { $0.0.isTemporary && $0.0 != $0.1.objectID }
+                let remapped = zip(temporaryIDs, insertedBefore).filter { $0.0.isTemporary && $0.0 != $0.1.objectID }
                 if !remapped.isEmpty { dropped.remap(TemporaryIDMap(remapped.map(\.0), to: remapped.map(\.1.objectID))) }
                 restoreUnrecorded(dropped)
             }
@@ -348,7 +365,7 @@ extension ManagedObjectContext {
             object.didSave()
             object.isDeletedStorage = false
         }
-        let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs, origin: coordinator.saveOrigin)
+        let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs, mergedIDs: takeUniquenessMerges(), origin: coordinator.saveOrigin)
         NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
     }
 
@@ -399,6 +416,7 @@ extension ManagedObjectContext {
         deletedStorage.removeAll()
         pendingDeletes = []
         discardedInserts = [:]
+        uniquenessMerges = []
         changeLog.discard()
         undoStack?.removeAllActions()
     }
@@ -433,6 +451,7 @@ extension ManagedObjectContext {
         deletedStorage.removeAll()
         pendingDeletes = []
         discardedInserts = [:]
+        uniquenessMerges = []
         changeLog.discard()
         withExtendedLifetime(registered) {}
     }

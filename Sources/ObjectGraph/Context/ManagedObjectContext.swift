@@ -80,9 +80,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// only objects with unsaved changes are held strongly; others live while the app holds them).
     @exclusivity(unchecked) public var retainsRegisteredObjects = false
 
-    /// How ``save()`` resolves optimistic-locking conflicts; ``MergePolicy/error`` (throw
-    /// ``MergeConflictError``) by default.
+    /// How ``save()`` resolves optimistic-locking and uniqueness-constraint conflicts;
+    /// ``MergePolicy/error`` (throw ``MergeConflictError`` or ``ValidationError``) by default.
     @exclusivity(unchecked) public var mergePolicy: MergePolicy = .error
+    /// The unsaved objects the running save merged into others to resolve uniqueness
+    /// conflicts, each with the object it was merged into (see ManagedObjectContext+Uniqueness);
+    /// reported in the save's ``ContextDidSave/mergedIDs``.
+    @exclusivity(unchecked) var uniquenessMerges: [(loser: ManagedObject, survivor: ManagedObject)] = []
     /// Observes other contexts' saves while automatic merging is on (ManagedObjectContext+Merging).
     @exclusivity(unchecked) var automaticMerge: AutomaticMerge?
     /// The parent of a child context (ManagedObjectContext+Nested); `nil` for a root context.

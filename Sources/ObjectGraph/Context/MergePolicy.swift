@@ -1,5 +1,6 @@
-/// How a context's ``ManagedObjectContext/save()`` resolves optimistic-locking conflicts:
-/// objects it changed (or deleted) that another context saved since they were read.
+/// How a context's ``ManagedObjectContext/save()`` resolves optimistic-locking conflicts —
+/// objects it changed (or deleted) that another context saved since they were read — and
+/// uniqueness-constraint conflicts (see "Uniqueness constraints" below).
 ///
 /// The store detects conflicts through each row's version. With any policy but ``error`` the
 /// context re-reads the stored rows, resolves every conflict as the policy says, and retries the
@@ -18,6 +19,48 @@
 ///   relationships as the store holds them);
 /// - to-many memberships are changes relative to what was read, so both saves' additions and
 ///   removals are kept; the policies decide attribute and to-one values.
+///
+/// ## Uniqueness constraints
+///
+/// The policies also resolve uniqueness-constraint conflicts (Core Data's
+/// `NSConstraintConflict`, `resolve(constraintConflicts:)`): an **inserted** object whose
+/// constrained values a stored row already uses, or an object inserted before it in the same
+/// save, is merged into that object ("upsert") instead of failing the save with code 1551.
+/// Under ``error`` the save throws ``ValidationError`` (1551) naming the object, the
+/// constraint and the values, as before. Applied the same on every store:
+/// - **who survives**: the stored row, with its ``ObjectID`` and its managed object in the
+///   context (registered, or a new one); between two unsaved objects, the one inserted first.
+///   The survivor plays the store's part, the merged-away object ("loser") the in-memory one;
+/// - **attributes and to-ones**: ``objectTrumps`` puts each value the loser was given (not a
+///   default it was left with) on the survivor, keeping the survivor's other values;
+///   ``storeTrumps`` keeps the survivor's values and fills only those that are nil;
+///   ``overwrite`` puts every value of the loser, defaults and nils included, on the survivor;
+///   ``rollback`` keeps the survivor's values and drops the loser's;
+/// - **relationships are never lost**: to-many memberships of the loser (one-to-many,
+///   many-to-many, many-to-nil) are added to the survivor's under every policy; every object
+///   that named the loser — through an inverse or a relationship without one — names the
+///   survivor instead, inverses kept paired. A one-to-one partner the policy does not keep is
+///   let go (its to-one cleared), as any one-to-one reassignment does;
+/// - **the loser** leaves the context: it is not stored, not registered, and becomes
+///   inaccessible like a deleted and saved object. ``ContextDidSave/mergedIDs`` maps its ID to
+///   the survivor's; the save lists the survivor as updated (or inserted, between two new
+///   objects) and ``objectGraphObjectsDidChange`` lists the loser as deleted;
+/// - **a stored row another save changed** since this context read it is read again before
+///   the merge (and optimistic locking still guards the write), so the policy merges into the
+///   row as stored now;
+/// - **sub-entities**: a constraint of a parent covers its sub-entities, so a Pupil may merge
+///   into a stored Person or the reverse. Properties are matched by name; a loser holding a
+///   value or a relationship the survivor's entity has no place for cannot be merged, and the
+///   save throws 1551 saying so (nothing is dropped silently);
+/// - **races**: the store's write re-checks the constraints; a save that finds a row another
+///   save stored after its validation validates again and merges into that row, so racing
+///   upserts through one coordinator or several end in one row;
+/// - only inserted objects are merged away: a stored object changed to collide with another
+///   stored row is refused (1551) under every policy, since resolving it would delete a row.
+/// A save with other validation errors merges nothing and throws them all; a merge whose
+/// result breaks a rule (a required value the loser left nil, under ``overwrite``) throws, and
+/// the context keeps the merge. The survivor gets no ``ManagedObject/willSave()`` call for
+/// the merge (willSave ran before validation). A model without constraints does none of this.
 public enum MergePolicy: Sendable, Hashable, CustomStringConvertible {
     /// Throw ``MergeConflictError`` (the default, Core Data's `NSErrorMergePolicy`).
     case error

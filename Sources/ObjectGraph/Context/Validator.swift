@@ -5,6 +5,9 @@ import Foundation
 struct Validator {
     let context: ManagedObjectContext
     var violations: [ValidationError.Violation] = []
+    /// Uniqueness conflicts the merge policy may resolve (see ``UniquenessConflict``); empty
+    /// under ``MergePolicy/error``, where each is a violation instead.
+    var uniquenessConflicts: [UniquenessConflict] = []
 
     init(context: ManagedObjectContext) { self.context = context }
 
@@ -21,7 +24,7 @@ struct Validator {
     /// Uniqueness constraints (code 1551): no two live objects — unsaved ones in this context,
     /// or stored ones not deleted or changed here — may share the constrained values.
     private mutating func validateUniqueness(_ objects: [ManagedObject]) throws {
-        var seen: [UniquenessKey: ObjectID] = [:]
+        var seen: [UniquenessKey: ManagedObject] = [:]
         for object in objects where !object.isFaultStorage {
             for constraint in object.entity.uniquenessConstraints {
                 guard let probe = UniquenessProbe(constraint, of: object.entity, values: { object.attributeValues[$0] }, in: context.model) else { continue }
@@ -32,19 +35,34 @@ struct Validator {
                 // and 0.0 and -0.0 passed together though the store refuses the second (an audit).
                 let key = UniquenessKey(root: object.entity.rootName, constraint: constraint, values: probe.values)
                 if let other = seen[key] {
-                    add(.uniquenessConstraint, object, probe.key, "\(object.objectID) and \(other) share \(probe.valuesDescription)")
+                    conflict(object, other, probe.key, "\(object.objectID) and \(other.objectID) share \(probe.valuesDescription)")
                     continue
                 }
-                seen[key] = object.objectID
+                seen[key] = object
                 context.statisticsStorage.storeRoundTrips += 1
                 let stored = try context.coordinator.fetch(probe.request).ids
                 for id in stored where id != object.objectID {
                     // Stored rows deleted or changed in this context are judged by their new state.
                     if context.isDeletedHere(id) || context.updatedStorage[id] != nil { continue }
-                    add(.uniquenessConstraint, object, probe.key, "\(object.objectID) has \(probe.valuesDescription), already used by \(id)")
+                    let context = context
+                    conflict(object, context.registeredOrFault(id), probe.key, "\(object.objectID) has \(probe.valuesDescription), already used by \(id)")
                     break
                 }
             }
+        }
+    }
+
+    /// A collision of `object` with `other` (a stored row, or an object before it in the save):
+    /// a conflict for the merge policy when `object` is inserted and the policy resolves
+    /// conflicts, else a violation (a changed stored object is never merged away: that would
+    /// delete a stored row).
+    /// (`other` is made only for a conflict: a violation registers no object for the row.)
+    private mutating func conflict(_ object: ManagedObject, _ other: @autoclosure () -> ManagedObject, _ key: String, _ message: String) {
+        let violation = ValidationError.Violation(code: .uniquenessConstraint, objectID: object.objectID, key: key, message: message)
+        if context.mergePolicy != .error && object.isInsertedStorage {
+            uniquenessConflicts.append(UniquenessConflict(object: object, survivor: other(), violation: violation))
+        } else {
+            violations.append(violation)
         }
     }
 
