@@ -92,6 +92,9 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
         let initialSize = options["initialMapSize"].flatMap(Int.init) ?? 64 << 20
         do {
+            // Before LMDB writes its files: on a full disk, writing the lock file through its
+            // map was a SIGBUS, and a data file cut short was refused by every later open.
+            try LMDBFilePreparation.reserve(path: path)
             try check(mdb_env_set_maxdbs(env, 4096), "configuring \(path)")
             try check(mdb_env_set_mapsize(env, initialSize), "configuring \(path)")
             try check(mdb_env_open(env, path, flags, 0o644), "opening \(path)")
