@@ -73,7 +73,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.synchronous = synchronous
         let connection = try SQLiteConnection(path: url.path, create: true)
         do {
-            try connection.execute("PRAGMA journal_mode=WAL;")
+            try Self.enableWAL(connection)
             try Self.configure(connection, synchronous: synchronous)
             self.identifier = try Self.prepareSchema(connection, schema: schema, request: request, url: url)
             self.rowReaders = SQLiteRowReader.readers(for: schema, storeIdentifier: identifier)
@@ -98,13 +98,27 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Reads the store's identity, creating the schema in an empty file.
+    ///
+    /// The file is seen empty outside a transaction, and then looked at again inside the
+    /// write transaction that would create the schema: another opener (a second process
+    /// starting at the same moment) may have created it between the two, and creating it
+    /// again failed with "table og_metadata already exists" (an audit: 140 of 200 pairs of
+    /// simultaneous first opens).
     private static func prepareSchema(_ connection: SQLiteConnection, schema: SQLiteSchema, request: StoreOpenRequest, url: URL) throws -> String {
-        let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-        var names: [String] = []
-        while try tables.step() { if let name = tables.string(0) { names.append(name) } }
+        var names = try tableNames(connection)
         if names.isEmpty {
             let identifier = UUID().uuidString
             try connection.execute("BEGIN IMMEDIATE;")
+            do {
+                names = try tableNames(connection)
+            } catch {
+                try? connection.execute("ROLLBACK;")
+                throw error
+            }
+            if !names.isEmpty {
+                try connection.execute("ROLLBACK;")
+                return try existingIdentifier(connection, names: names, url: url)
+            }
             do {
                 try connection.execute(schema.creationSQL)
                 for (key, value) in [("storeIdentifier", identifier), ("modelVersionHash", request.modelVersionHash), ("userInfo", "{}")] {
@@ -120,6 +134,37 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
             return identifier
         }
+        return try existingIdentifier(connection, names: names, url: url)
+    }
+
+    /// Switches the file to WAL (a no-op once it is). Switching a new file needs its exclusive
+    /// lock, and two openers switching it at once can each hold the shared lock the other
+    /// waits on: SQLite then answers `SQLITE_BUSY` at once instead of calling the busy handler
+    /// (which could deadlock), and one of two simultaneous first opens failed with "database
+    /// is locked" (an audit: 1 pair in 200). So a busy answer is retried, for about as long as
+    /// the busy timeout would have waited.
+    private static func enableWAL(_ connection: SQLiteConnection) throws {
+        for attempt in 0... {
+            do {
+                try connection.execute("PRAGMA journal_mode=WAL;")
+                return
+            } catch let error as StoreError where error.code == .busy && attempt < 500 {
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// The names of the file's tables.
+    private static func tableNames(_ connection: SQLiteConnection) throws -> [String] {
+        let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        defer { tables.reset() }
+        var names: [String] = []
+        while try tables.step() { if let name = tables.string(0) { names.append(name) } }
+        return names
+    }
+
+    /// The identity of a file that has tables (`names`): refused unless it is an ObjectGraph store.
+    private static func existingIdentifier(_ connection: SQLiteConnection, names: [String], url: URL) throws -> String {
         guard names.contains("og_metadata") else {
             throw StoreError(.corrupt, "\(url.path) is an SQLite database but not an ObjectGraph store (it has no og_metadata table)")
         }
