@@ -174,6 +174,14 @@ public final class Probe: ManagedObject {
     }
     /// Records the hook.
     public override func prepareForDeletion() { hooks.append("prepareForDeletion") }
+    /// Records the hook, and the name the object still holds then.
+    public override func willTurnIntoFault() {
+        hooks.append("willTurnIntoFault")
+        nameBeforeFault = name
+    }
     /// Records the hook.
     public override func didTurnIntoFault() { hooks.append("didTurnIntoFault") }
+
+    /// The name read in the last ``willTurnIntoFault()`` (values are still there then).
+    public private(set) var nameBeforeFault: String?
 }

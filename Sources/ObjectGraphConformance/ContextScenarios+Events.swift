@@ -55,7 +55,7 @@ extension ContextScenarios {
                 try context.save()
                 try checkEqual(
                     probe.hooks,
-                    ["awakeFromFetch", "didTurnIntoFault", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave(deleted)"],
+                    ["awakeFromFetch", "willTurnIntoFault", "didTurnIntoFault", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave(deleted)"],
                     "every hook, in order (didSave also runs for a saved deletion, with isDeleted true)")
                 try checkEqual(probe.saves, 1, "willSave of a deleted object changes nothing")
                 try checkEqual(try context.count(for: FetchRequest<Probe>()), 0, "deleted")

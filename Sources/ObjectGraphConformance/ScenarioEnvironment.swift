@@ -35,6 +35,17 @@ public final class ScenarioEnvironment {
         container.newBackgroundContext(name: name)
     }
 
+    /// Inserts what `make` makes in a new context, saves it, and returns the objects' IDs
+    /// (permanent, read after the save) in the order `make` returned the objects.
+    public func seed(_ make: (ManagedObjectContext) throws -> [ManagedObject]) throws -> [ObjectID] {
+        let context = newContext()
+        return try context.performAndWait {
+            let objects = try make(context)
+            try context.save()
+            return objects.map(\.objectID)
+        }
+    }
+
     /// Starts over with a new coordinator (cold row cache, new contexts) on the same data:
     /// a persistent store is closed and opened again from its location; a store that does not
     /// persist is attached, still open, to the new coordinator — so round-trip scenarios check

@@ -89,46 +89,6 @@ extension ManagedObjectContext {
         let related = try coordinator.relatedIDs(for: relationship, of: pending.map(\.objectID))
         for (object, members) in zip(pending, related) { object.toManyStates[relationship.slot].load(stored: members) }
     }
-
-    /// Turns `object` back into a fault, or with `mergeChanges`, reloads what the store holds
-    /// while keeping the object's own unsaved changes on top.
-    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        requireQueue("refresh(\(object.objectID))")
-        guard object.belongs(to: self), !object.isInsertedStorage else { return }
-        if mergeChanges && object.hasChanges && !object.isFaultStorage {
-            coordinator.rowCache.remove(object.objectID)
-            guard let fresh = try? coordinator.snapshots(for: [object.objectID]).first else { return }
-            statisticsStorage.storeRoundTrips += 1
-            var attributes = fresh.attributes
-            for slot in object.changedAttributeSlots { attributes[slot] = object.attributeValues[slot] }
-            var toOne = fresh.toOne
-            for slot in object.changedToOneSlots { toOne[slot] = object.toOneValues[slot] }
-            object.committedSnapshot = fresh
-            object.attributeValues = attributes
-            object.toOneValues = toOne
-            for index in object.toManyStates.indices { object.toManyStates[index].unload() }
-            undoStack?.rebase(object, onto: fresh)
-            return
-        }
-        if object.isUpdatedStorage {
-            updatedStorage.removeValue(forKey: object.objectID)
-            object.isUpdatedStorage = false
-        }
-        if object.isDeletedStorage { return }
-        // Refreshing means "show me what the store holds": drop the shared cached row too.
-        coordinator.rowCache.remove(object.objectID)
-        // Undo puts a recorded state back whole, its read version included: one recorded before
-        // another context's save brought back the replaced values (shown as unchanged) and the
-        // old version (a conflict at the next save). Rebased on the row as stored now, as a
-        // merge rebases them, undo takes back this context's changes only.
-        if let stack = undoStack, stack.records(object),
-           let fresh = try? coordinator.snapshots(for: [object.objectID]).first {
-            statisticsStorage.storeRoundTrips += 1
-            stack.rebase(object, onto: fresh)
-        }
-        object.turnIntoFault()
-        object.didTurnIntoFault()
-    }
 }
 
 /// The IDs of one batch of a batched `fetch`, shared by its members.

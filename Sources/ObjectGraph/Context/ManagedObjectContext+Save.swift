@@ -408,8 +408,7 @@ extension ManagedObjectContext {
         for object in Array(updatedStorage.values) + Array(deletedStorage) {
             object.isUpdatedStorage = false
             object.isDeletedStorage = false
-            object.turnIntoFault()
-            object.didTurnIntoFault()
+            object.turnIntoFaultCallingHooks()
         }
         insertedStorage.removeAll()
         updatedStorage = [:]

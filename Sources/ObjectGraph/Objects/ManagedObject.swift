@@ -193,7 +193,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func didSave() {}
     /// Called when the object is deleted, before delete rules are applied.
     open func prepareForDeletion() {}
-    /// Called after the object was turned back into a fault.
+    /// Called before the object is turned back into a fault (by a refresh that drops its
+    /// values, or a rollback), while its values can still be read: the companion of
+    /// ``didTurnIntoFault()``, always called in a pair with it. An object that is a fault
+    /// already is not turned into one, so it gets neither.
+    open func willTurnIntoFault() {}
+    /// Called after the object was turned back into a fault (see ``willTurnIntoFault()``).
     open func didTurnIntoFault() {}
 
     // MARK: Identity
@@ -310,6 +315,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             swap(&toOneStorage, &row.toOne)
         }
         isFaultStorage = false
+    }
+
+    /// Turns the object back into a fault as a refresh or rollback does: between
+    /// ``willTurnIntoFault()`` and ``didTurnIntoFault()`` when it held values.
+    final func turnIntoFaultCallingHooks() {
+        let heldValues = !isFaultStorage
+        if heldValues { willTurnIntoFault() }
+        turnIntoFault()
+        if heldValues { didTurnIntoFault() }
     }
 
     /// Turns the object back into a fault, dropping values and changes.

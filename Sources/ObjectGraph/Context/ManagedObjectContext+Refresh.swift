@@ -1,0 +1,84 @@
+/// Showing what the store holds now: Core Data's `refresh(_:mergeChanges:)` and
+/// `refreshAllObjects()`.
+///
+/// A refresh also drops the refreshed objects' rows from the coordinator's row cache, which
+/// every context shares: without that, a fault would fire again from the row the cache kept
+/// (one another coordinator or process may have replaced in the store since), which is
+/// exactly what the caller asked not to see.
+extension ManagedObjectContext {
+    /// Turns `object` back into a fault, or with `mergeChanges`, reloads what the store holds
+    /// while keeping the object's own unsaved changes on top.
+    ///
+    /// Without `mergeChanges`, the object's unsaved changes are dropped and, if it held values,
+    /// it is turned into a fault between ``ManagedObject/willTurnIntoFault()`` and
+    /// ``ManagedObject/didTurnIntoFault()`` (a deleted object stays deleted). With
+    /// `mergeChanges`, an object without changes is turned into a fault the same way; one with
+    /// changes takes the stored values of the properties it did not change, and its read
+    /// version becomes the stored one. A fault with changes (members added through an inverse
+    /// while it was a fault) keeps them: there is nothing loaded to refresh. Inserted objects
+    /// are left as they are: the store has nothing for them.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        requireQueue("refresh(\(object.objectID))")
+        guard object.belongs(to: self), !object.isInsertedStorage else { return }
+        coordinator.rowCache.remove(object.objectID)
+        if mergeChanges && object.hasChanges {
+            reloadKeepingChanges([object])
+        } else {
+            discardChangesAndFault(object)
+        }
+    }
+
+    /// Refreshes every registered object as ``refresh(_:mergeChanges:)`` with `mergeChanges`
+    /// does: unsaved changes are kept (on top of the stored values, read again), objects
+    /// without changes become faults, and their cached rows are dropped, so the next access
+    /// reads what the store holds now. Objects with changes are read again in one round trip
+    /// per store, however many they are. A main use, as in Core Data: letting go of the values
+    /// of a large graph (turned into faults) without losing unsaved work.
+    public func refreshAllObjects() {
+        requireQueue("refreshAllObjects()")
+        let objects = liveRegisteredObjects().filter { !$0.isInsertedStorage }
+        coordinator.rowCache.remove(objects.map(\.objectID))
+        var changed: [ManagedObject] = []
+        for object in objects {
+            if object.hasChanges { changed.append(object) } else { discardChangesAndFault(object) }
+        }
+        reloadKeepingChanges(changed)
+    }
+
+    /// Installs the stored rows of `objects` under their unsaved changes, in one read. An
+    /// object whose row is gone (deleted by another context) is left as it is: the merge of
+    /// that deletion, or this context's next save, says what became of it.
+    private func reloadKeepingChanges(_ objects: [ManagedObject]) {
+        let loaded = objects.filter { !$0.isFaultStorage }
+        guard !loaded.isEmpty, let rows = try? coordinator.snapshots(for: loaded.map(\.objectID)) else { return }
+        statisticsStorage.storeRoundTrips += 1
+        var fresh: [ObjectID: RowSnapshot] = [:]
+        fresh.reserveCapacity(rows.count)
+        for row in rows { fresh[row.objectID] = row }
+        for object in loaded {
+            guard let row = fresh[object.objectID] else { continue }
+            install(row, keepingChangesOf: object)
+            undoStack?.rebase(object, onto: row)
+        }
+    }
+
+    /// Drops `object`'s unsaved changes and turns it into a fault (a deleted object stays
+    /// deleted, values and all: its deletion is still to be saved).
+    private func discardChangesAndFault(_ object: ManagedObject) {
+        if object.isUpdatedStorage {
+            updatedStorage.removeValue(forKey: object.objectID)
+            object.isUpdatedStorage = false
+        }
+        if object.isDeletedStorage { return }
+        // Undo puts a recorded state back whole, its read version included: one recorded before
+        // another context's save brought back the replaced values (shown as unchanged) and the
+        // old version (a conflict at the next save). Rebased on the row as stored now, as a
+        // merge rebases them, undo takes back this context's changes only.
+        if let stack = undoStack, stack.records(object),
+           let fresh = try? coordinator.snapshots(for: [object.objectID]).first {
+            statisticsStorage.storeRoundTrips += 1
+            stack.rebase(object, onto: fresh)
+        }
+        object.turnIntoFaultCallingHooks()
+    }
+}

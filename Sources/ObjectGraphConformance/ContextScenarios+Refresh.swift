@@ -1,0 +1,99 @@
+import Foundation
+import ObjectGraph
+
+/// `refreshAllObjects()`, and the fault hooks around an object turned back into a fault.
+extension ContextScenarios {
+    static let refresh: [ConformanceScenario] = [
+        ConformanceScenario("context.refreshAllObjects.keepsChangesOverStoredValues") { env in
+            // As refresh(_:mergeChanges: true) on every registered object: an object with
+            // unsaved changes keeps them over what the store holds now, one without becomes a
+            // fault that reads what the store holds now.
+            let seeded = try env.seed { setup in
+                let ann = Student(context: setup); ann.name = "Ann"; ann.age = 20
+                let bob = Student(context: setup); bob.name = "Bob"; bob.age = 30
+                return [ann, bob]
+            }
+            let (annID, bobID) = (seeded[0], seeded[1])
+            let context = env.newContext()
+            let (ann, bob) = try context.performAndWait {
+                let ann = try context.existingObject(with: annID) as! Student
+                let bob = try context.existingObject(with: bobID) as! Student
+                ann.name = "Mine"
+                return (ann, bob)
+            }
+            let other = env.newContext()
+            try other.performAndWait {
+                (try other.existingObject(with: annID) as! Student).age = 21
+                (try other.existingObject(with: bobID) as! Student).name = "Robert"
+                try other.save()
+            }
+            try context.performAndWait {
+                try check(ann.age == 20 && bob.name == "Bob", "before the refresh, loaded values are what this context read")
+                context.refreshAllObjects()
+                try check(bob.isFault, "an object without changes becomes a fault")
+                try checkEqual(bob.name, "Robert", "and reads what the store holds now")
+                try check(!ann.isFault && ann.isUpdated && context.hasChanges, "an object with changes keeps them (and stays loaded)")
+                try checkEqual(ann.name, "Mine", "its own change")
+                try checkEqual(ann.age, 21, "the stored value of what it did not change")
+                try context.save()  // its read version is the stored one now: no conflict
+            }
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let stored = try fresh.existingObject(with: annID) as! Student
+                try check(stored.name == "Mine" && stored.age == 21, "the kept change and the refreshed value were saved together")
+            }
+        },
+        ConformanceScenario("context.refreshAllObjects.dropsCachedRows") { env in
+            // A registered fault must not fire from a row the coordinator's cache kept: here a
+            // stale row (as one replaced in the store by another coordinator or process).
+            let id = try env.seed { setup in
+                let tag = Tag(context: setup); tag.label = "stored"
+                return [tag]
+            }[0]
+            let cache = env.container.coordinator.rowCache
+            cache.store([RowSnapshot(objectID: id, version: 1, attributes: [.string("stale")], toOne: [])])
+            let context = env.newContext()
+            try context.performAndWait {
+                let tag = context.object(with: id) as! Tag
+                try check(tag.isFault, "registered, not loaded")
+                let peek = env.newContext()
+                let seen = peek.performAndWait { (peek.object(with: id) as! Tag).label }
+                try checkEqual(seen, cache.isBypassed ? "stored" : "stale", "the cache serves its row, stale or not")
+                context.refreshAllObjects()
+                try checkEqual(tag.label, "stored", "after refreshAllObjects the fault reads what the store holds")
+            }
+        },
+        ConformanceScenario("context.hooks.willTurnIntoFaultPairsWithDidTurnIntoFault") { env in
+            let ids = try env.seed { setup in
+                (0..<3).map { index in
+                    let probe = Probe(context: setup); probe.name = "p\(index)"
+                    return probe
+                }
+            }
+            let context = env.newContext()
+            try context.performAndWait {
+                let probes = try ids.map { try context.existingObject(with: $0) as! Probe }
+                context.refresh(probes[0], mergeChanges: false)
+                try checkEqual(probes[0].hooks, ["awakeFromFetch", "willTurnIntoFault", "didTurnIntoFault"], "refresh calls both, will first")
+                try checkEqual(probes[0].nameBeforeFault, "p0", "willTurnIntoFault still sees the values")
+                context.refresh(probes[0], mergeChanges: false)
+                try checkEqual(probes[0].hooks.count, 3, "a fault is not turned into one again: no hooks")
+                probes[1].name = "changed"
+                context.rollback()
+                try checkEqual(Array(probes[1].hooks.suffix(2)), ["willTurnIntoFault", "didTurnIntoFault"], "rollback turns a changed object into a fault")
+                try checkEqual(probes[1].nameBeforeFault, "changed", "its unsaved value is still there in willTurnIntoFault")
+                _ = probes[0].name
+                _ = probes[1].name
+                probes[2].name = "kept"
+                context.refreshAllObjects()
+                try checkEqual(Array(probes[0].hooks.suffix(2)), ["willTurnIntoFault", "didTurnIntoFault"], "refreshAllObjects turns an unchanged object into a fault")
+                try checkEqual(probes[2].hooks, ["awakeFromFetch"], "but not one with changes")
+                try checkEqual(probes[2].name, "kept", "which keeps them")
+                for probe in probes {
+                    let will = probe.hooks.filter { $0 == "willTurnIntoFault" }.count
+                    try checkEqual(will, probe.hooks.filter { $0 == "didTurnIntoFault" }.count, "will and did come in pairs (\(probe.hooks))")
+                }
+            }
+        },
+    ]
+}
