@@ -130,14 +130,22 @@ struct ChangeLog {
         static let updated: UInt8 = 2
         static let deleted: UInt8 = 4
         static let listed: UInt8 = 8
+        /// The object's state before its first change in this event is known (see
+        /// ``ChangeLog/noteFirstChange(_:)``).
+        static let based: UInt8 = 16
+        /// Any of the marks that put an object in a notification's sets.
+        static let changes: UInt8 = inserted | updated | deleted
     }
 
     private var objects: [ManagedObject] = []
+    /// The values of objects that had unsaved changes when first changed in this event, by
+    /// object (listed, so alive): see ``ChangeLog/noteFirstChange(_:)``.
+    var eventBases: [ObjectIdentifier: EventBase] = [:]
 
     var isEmpty: Bool { objects.isEmpty }
 
     @inline(__always)
-    private mutating func list(_ object: ManagedObject) {
+    mutating func list(_ object: ManagedObject) {
         guard object.changeLogMarks & Mark.listed == 0 else { return }
         object.changeLogMarks |= Mark.listed
         objects.append(object)
@@ -159,22 +167,28 @@ struct ChangeLog {
         object.changeLogMarks = object.changeLogMarks & ~(Mark.inserted | Mark.updated) | Mark.deleted
     }
 
-    /// The log so far, handed to a notification; the log starts over.
-    mutating func take() -> ObjectsDidChange {
+    /// The log so far, handed to a notification (`nil` when it lists only objects whose
+    /// changes came to nothing); the log starts over: a new event begins.
+    mutating func take() -> ObjectsDidChange? {
         var marks: [UInt8] = []
         marks.reserveCapacity(objects.count)
+        var changed = false
         objects.forEachUnretained { object in
-            marks.append(object.changeLogMarks)
+            let mark = object.changeLogMarks
+            if mark & Mark.changes != 0 { changed = true }
+            marks.append(mark)
             object.changeLogMarks = 0
         }
+        if !eventBases.isEmpty { eventBases = [:] }
         defer { objects = [] }
-        return ObjectsDidChange(Taken(objects: objects, marks: marks))
+        return changed ? ObjectsDidChange(Taken(objects: objects, marks: marks)) : nil
     }
 
     /// Forgets the log (a rollback or reset), clearing the objects' marks.
     mutating func discard() {
         objects.forEachUnretained { $0.changeLogMarks = 0 }
         objects = []
+        if !eventBases.isEmpty { eventBases = [:] }
     }
 
     /// A taken log: the objects and their marks, made into sets on first use.

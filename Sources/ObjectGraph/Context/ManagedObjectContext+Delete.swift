@@ -70,8 +70,7 @@ extension ManagedObjectContext {
             withExtendedLifetime(loaded) {}
         }
         endAutomaticUndoGroup()
-        if !changeLog.isEmpty {
-            let changes = changeLog.take()
+        if !changeLog.isEmpty, let changes = changeLog.take() {
             NotificationCenter.default.post(
                 name: .objectGraphObjectsDidChange, object: self, userInfo: [ObjectsDidChange.key: changes])
         }

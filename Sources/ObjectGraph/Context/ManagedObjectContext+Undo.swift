@@ -45,10 +45,13 @@ extension ManagedObjectContext {
         if stack.explicitDepth == 0 { stack.closeGroup() }
     }
 
-    /// Records `object`'s state before a change (a no-op without an undo stack).
+    /// Records `object`'s state before a change: for undo (without an undo stack, nothing),
+    /// and at its first change in the event, for ``ManagedObject/changedValuesForCurrentEvent()``
+    /// (an object inserted in this event needs nothing: all it holds is new).
     @inline(__always)
     func noteUndoableChange(_ object: ManagedObject) {
         undoStack?.willChange(object, in: self)
+        noteChangeInEvent(object)
     }
 
     /// Ends the automatic group when pending changes have been processed.
@@ -73,6 +76,8 @@ extension ManagedObjectContext {
     }
 
     private func restore(_ object: ManagedObject, to state: ObjectState) {
+        // Putting a state back changes the object in this event, as any change does.
+        noteChangeInEvent(object)
         insertedStorage.remove(object)
         updatedStorage.removeValue(forKey: object.objectID)
         deletedStorage.remove(object)

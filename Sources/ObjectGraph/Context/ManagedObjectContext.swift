@@ -394,7 +394,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 "cannot insert \(object.objectID): it was saved and then let go by its context (a reset, its deletion saved, or the context gone); look it up again with object(with:), or insert a new object")
         }
         let entity = object.entity
-        noteUndoableChange(object)
+        // (The undo record alone: a new object has no earlier state in this event to keep.)
+        undoStack?.willChange(object, in: self)
         object.contextStorage = self
         object.attributeValues = AttributeValues(entity.defaultValues)
         object.toOneValues = ToOneValues(repeating: nil, count: entity.toOneRelationships.count)

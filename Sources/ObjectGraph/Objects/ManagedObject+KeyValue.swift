@@ -135,47 +135,4 @@ extension ManagedObject {
         members[index] = object
         try context.replaceToMany(self, relationship, with: members)
     }
-
-    /// The unsaved changes: key → new value, for stored properties changed since the last save
-    /// (to-many relationships as the current member set). As in Core Data, transient
-    /// properties are left out: they are never saved, so they have no unsaved change.
-    public func changedValues() throws -> [String: Any?] {
-        let context = try requireContext("changedValues()")
-        var result: [String: Any?] = [:]
-        guard !isFaultStorage else { return result }
-        for slot in changedAttributeSlots.sorted() {
-            let attribute = entity.attributes[slot]
-            if attribute.isTransient { continue }
-            if let committed = committedSnapshot, committed.attributes[slot].isIdentical(to: attributeValues[slot]) { continue }
-            result[attribute.name] = try attribute.userValue(attributeValues[slot])
-        }
-        for slot in changedToOneSlots.sorted() {
-            let relationship = entity.toOneRelationships[slot]
-            if relationship.isTransient { continue }
-            if let committed = committedSnapshot, committed.toOne[slot] == toOneValues[slot] { continue }
-            result[relationship.name] = toOneValues[slot].map(context.registeredOrFault) as Any?
-        }
-        for relationship in entity.toManyRelationships where !relationship.isTransient && toManyStates[relationship.slot].hasChanges {
-            result[relationship.name] = try value(forKey: relationship.name)
-        }
-        return result
-    }
-
-    /// The last saved values of `keys` (all attributes and to-one relationships when `nil`);
-    /// empty for an object never saved.
-    public func committedValues(forKeys keys: [String]? = nil) throws -> [String: Any?] {
-        let context = try requireContext("committedValues(forKeys:)")
-        try context.fulfillFaultIfNeeded(self)
-        guard let committed = committedSnapshot else { return [:] }
-        var result: [String: Any?] = [:]
-        let wanted = keys ?? (entity.attributes.map(\.name) + entity.toOneRelationships.map(\.name))
-        for key in wanted {
-            switch try property(key) {
-            case .attribute(let a): result[key] = try a.userValue(committed.attributes[a.slot])
-            case .relationship(let r) where !r.isToMany: result[key] = committed.toOne[r.slot].map(context.registeredOrFault) as Any?
-            case .relationship: continue
-            }
-        }
-        return result
-    }
 }
