@@ -40,7 +40,9 @@ enum FaultingScenarios {
         }
     }
 
-    static let all: [ConformanceScenario] = [
+    static let all: [ConformanceScenario] = core + relationships
+
+    static let core: [ConformanceScenario] = [
         ConformanceScenario("faulting.storeReadsOneRowAsItReadsMany") { env in
             // A fault reads one row through the store's snapshot(for:); it must answer what
             // snapshots(for:) answers, and nil for a record that does not exist.
