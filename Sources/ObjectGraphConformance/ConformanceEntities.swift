@@ -141,7 +141,8 @@ public struct Palette: TransformableValue, Equatable {
 
 /// Records the lifecycle hooks the framework calls on it, in order, so scenarios can check
 /// when each hook runs. `willSave` counts saves in a stored attribute (a change made in
-/// `willSave` must be saved too); `awakeFromInsert` sets a starting name.
+/// `willSave` must be saved too); `awakeFromInsert` sets a starting name. It validates its
+/// name itself (``ProbeNameRefused``), recording every name its validation was asked about.
 public final class Probe: ManagedObject {
     /// Name; "fresh" after `awakeFromInsert`.
     @Attribute public var name: String
@@ -184,4 +185,27 @@ public final class Probe: ManagedObject {
 
     /// The name read in the last ``willTurnIntoFault()`` (values are still there then).
     public private(set) var nameBeforeFault: String?
+    /// Every value ``validate(_:forKey:)`` was asked about, in order.
+    public private(set) var validatedNames: [String] = []
+
+    /// The name is validated by ``validate(_:forKey:)``.
+    public override class var validatedKeys: Set<String> { ["name"] }
+
+    /// Refuses the name "forbidden" with ``ProbeNameRefused``, and the name "strict" with a
+    /// ``ValidationError`` of its own (code 1680), recording every name it sees.
+    public override func validate(_ value: Any?, forKey key: String) throws {
+        guard key == "name" else { return }
+        let name = value as? String ?? "<\(type(of: value))>"
+        validatedNames.append(name)
+        if name == "forbidden" { throw ProbeNameRefused(name: name) }
+        if name == "strict" {
+            throw ValidationError(violations: [.init(code: .stringPatternMatching, objectID: objectID, key: key, message: "strict is refused by pattern")])
+        }
+    }
+}
+
+/// What ``Probe`` throws for a name it refuses.
+public struct ProbeNameRefused: Error, Equatable {
+    /// The name refused.
+    public var name: String
 }

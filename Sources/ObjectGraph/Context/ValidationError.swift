@@ -10,6 +10,11 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         /// Creates a code from its numeric value.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
+        /// An object's own validation refused a value (1550, Core Data's
+        /// `NSManagedObjectValidationError`): the error ``ManagedObject/validate(_:forKey:)``
+        /// threw, when it was not a ``ValidationError``, is the violation's
+        /// ``Violation/underlying`` error.
+        public static let managedObjectValidation = Code(rawValue: 1550)
         /// A uniqueness constraint is violated (1551).
         public static let uniquenessConstraint = Code(rawValue: 1551)
         /// A required property is `nil` (1570).
@@ -41,6 +46,7 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         public var description: String {
             let name: String
             switch self {
+            case .managedObjectValidation: name = "managedObjectValidation"
             case .uniquenessConstraint: name = "uniquenessConstraint"
             case .missingMandatoryProperty: name = "missingMandatoryProperty"
             case .relationshipLacksMinimumCount: name = "relationshipLacksMinimumCount"
@@ -70,6 +76,19 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         public var key: String
         /// What is wrong, in a sentence.
         public var message: String
+        /// The error an object's own validation threw, for ``Code/managedObjectValidation``.
+        public var underlying: (any Error & Sendable)?
+
+        /// Creates a violation: for an object's own validation
+        /// (``ManagedObject/validate(_:forKey:)``) to throw in a ``ValidationError``, with a
+        /// code of its choice.
+        public init(code: Code, objectID: ObjectID, key: String, message: String, underlying: (any Error & Sendable)? = nil) {
+            self.code = code
+            self.objectID = objectID
+            self.key = key
+            self.message = message
+            self.underlying = underlying
+        }
 
         /// "Entity/p1.key: message (code)".
         public var description: String { "\(objectID).\(key): \(message) (\(code))" }

@@ -79,6 +79,7 @@ struct Validator {
 
     private mutating func validate(_ object: ManagedObject) throws {
         let entity = object.entity
+        let start = violations.count
         // The plan's parts are read where used: a copy of the plan retained its three arrays
         // per object (uprobe count).
         if !object.isFaultStorage {
@@ -96,6 +97,27 @@ struct Validator {
             if object.toManyStates[relationship.slot].isFault && !object.toManyStates[relationship.slot].hasChanges && !object.isInsertedStorage { continue }
             try context.loadToManyIfNeeded(object, relationship)
             validateCount(object.toManyStates[relationship.slot].members?.count ?? 0, of: relationship, in: object)
+        }
+        if !entity.customValidatedKeys.isEmpty && !object.isFaultStorage {
+            for key in entity.customValidatedKeys {
+                // After the model's rules, and only if they passed: one broken key, one report.
+                if violations[start...].contains(where: { $0.key == key && $0.objectID == object.objectID }) { continue }
+                validateCustom(object, key, try object.value(forKey: key))
+            }
+        }
+    }
+
+    /// Asks `object`'s own validation (``ManagedObject/validate(_:forKey:)``) about `value`,
+    /// collecting what it throws.
+    mutating func validateCustom(_ object: ManagedObject, _ key: String, _ value: Any?) {
+        do {
+            try object.validate(value, forKey: key)
+        } catch let error as ValidationError {
+            violations.append(contentsOf: error.violations)
+        } catch {
+            violations.append(.init(code: .managedObjectValidation, objectID: object.objectID, key: key,
+                                    message: "\(object.entity.name).\(key) was refused by \(type(of: object)).validate(_:forKey:): \(error)",
+                                    underlying: error))
         }
     }
 

@@ -66,6 +66,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let deletePlan: DeletePlan
     /// What validating one of the entity's objects checks (see ``ValidationPlan``).
     let validationPlan: ValidationPlan
+    /// The names of the properties the bound class validates itself
+    /// (``ManagedObject/validatedKeys``), in slot order, attributes first: read from the class
+    /// once, here, so a save of objects whose class validates nothing asks nothing of it.
+    let customValidatedKeys: [String]
     /// Slots of the transient attributes and to-ones, which a saved row leaves empty: found
     /// once, where a save walked (and retained) every property of each saved object to find
     /// them (almost always none).
@@ -111,6 +115,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         // (Only an entity too large for the linear search needs the table.)
         self.propertiesByName = list.count <= Self.linearSearchLimit ? [:] : Dictionary(list, uniquingKeysWith: { _, last in last })
         self.classBox = ClassBox(managedClass)
+        let validated = managedClass.validatedKeys
+        // (Names the entity lacks are refused by the model: see ManagedObjectModel.init.)
+        self.customValidatedKeys = validated.isEmpty ? [] : list.map(\.name).filter(validated.contains)
     }
 
     /// The class instantiated for this entity's objects (``ManagedObject`` unless bound).

@@ -41,6 +41,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         var byClass: [IdentityKey: EntityDescription] = [:]
         for entity in resolved {
             byName[entity.name] = entity
+            if let unknown = entity.managedClass.validatedKeys.sorted().first(where: { entity.property(named: $0) == nil }) {
+                throw ModelError(.unknownProperty, entity: entity.name, property: unknown,
+                                 "\(entity.managedClass).validatedKeys names '\(unknown)', which \(entity.name) does not have (it has \(entity.propertyNames.joined(separator: ", ")))")
+            }
             if entity.managedClass != ManagedObject.self {
                 // One class, one entity: bound twice, the last binding won, and `Class(context:)`
                 // and `FetchRequest<Class>` silently meant only that entity.

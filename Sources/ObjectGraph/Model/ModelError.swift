@@ -43,6 +43,9 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidConstraint = Code(rawValue: 13)
         /// An abstract entity has no sub-entities, so it can never have an object.
         public static let abstractWithoutSubentities = Code(rawValue: 14)
+        /// A class bound to an entity names, in ``ManagedObject/validatedKeys``, a property the
+        /// entity does not have.
+        public static let unknownProperty = Code(rawValue: 15)
 
         /// The code's name, for messages.
         public var description: String {
@@ -61,6 +64,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             case .incompatibleModel: return "incompatibleModel"
             case .invalidConstraint: return "invalidConstraint"
             case .abstractWithoutSubentities: return "abstractWithoutSubentities"
+            case .unknownProperty: return "unknownProperty"
             default: return "code \(rawValue)"
             }
         }

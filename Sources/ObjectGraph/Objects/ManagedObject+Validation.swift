@@ -33,18 +33,28 @@ extension ManagedObject {
     /// Checks `value` as the value of `key` without setting it: for an attribute, the value
     /// converted as ``setValue(_:forKey:)`` converts it (a value of the wrong type throws
     /// ``ObjectGraphError``), then its requiredness, width and rules; for a to-one, its
-    /// requiredness; for a to-many (any sequence of objects), its member count.
+    /// requiredness; for a to-many (any sequence of objects), its member count. Then, if those
+    /// pass and the class validates `key` itself (``validatedKeys``), its
+    /// ``validate(_:forKey:)`` (an attribute's value passed converted, as a save passes it).
     public func validateValue(_ value: Any?, forKey key: String) throws {
         let context = try requireContext(key)
         var validator = Validator(context: context)
+        let proposed: Any?
         switch try property(key) {
         case .attribute(let attribute):
-            validator.validateValue(try attribute.convert(value), of: attribute, in: self)
+            let converted = try attribute.convert(value)
+            validator.validateValue(converted, of: attribute, in: self)
+            proposed = try attribute.userValue(converted)
         case .relationship(let relationship) where relationship.isToMany:
             let members = try Self.objects(in: value is NSNull ? nil : value, key: key, entity: entity)
             validator.validateCount(Set(members.map(ObjectIdentifier.init)).count, of: relationship, in: self)
+            proposed = value is NSNull ? nil : value
         case .relationship(let relationship):
             validator.validateToOne(isEmpty: value == nil || value is NSNull, of: relationship, in: self)
+            proposed = value is NSNull ? nil : value
+        }
+        if validator.violations.isEmpty && entity.customValidatedKeys.contains(key) {
+            validator.validateCustom(self, key, proposed)
         }
         if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }
     }

@@ -193,6 +193,26 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func didSave() {}
     /// Called when the object is deleted, before delete rules are applied.
     open func prepareForDeletion() {}
+    /// The properties this class checks itself, in ``validate(_:forKey:)``: the Swift stand-in
+    /// for Core Data's `validate<Key>(_:)` methods, which it finds by name. Only these keys
+    /// are passed to ``validate(_:forKey:)``, so a save of objects whose class validates
+    /// nothing pays nothing for the hook. Read once, when the model is built; a name the
+    /// entity does not have makes the model throw ``ModelError/Code/unknownProperty``.
+    open class var validatedKeys: Set<String> { [] }
+
+    /// Checks `value` as the value of `key` (one of ``validatedKeys``), after the model's own
+    /// rules for it passed: throw to refuse it. Called for inserted and updated objects at
+    /// every save, by ``validateForInsert()`` and ``validateForUpdate()``, and by
+    /// ``validateValue(_:forKey:)`` with the value proposed; never for a deleted object.
+    /// `value` is what ``value(forKey:)`` would give (an attribute's Swift value, `nil` for
+    /// none; a to-one's object; a to-many's set of objects).
+    ///
+    /// Whatever it throws joins the ``ValidationError`` of the save or check: a
+    /// ``ValidationError``'s violations as they are, any other error as a violation with code
+    /// ``ValidationError/Code/managedObjectValidation`` (1550) holding it as its
+    /// ``ValidationError/Violation/underlying`` error. It should not change the object.
+    open func validate(_ value: Any?, forKey key: String) throws {}
+
     /// Called before the object is turned back into a fault (by a refresh that drops its
     /// values, or a rollback), while its values can still be read: the companion of
     /// ``didTurnIntoFault()``, always called in a pair with it. An object that is a fault
