@@ -5,11 +5,12 @@ import ObjectGraph
 /// policy, ValidationScenarios+Upsert and +UpsertGraph): an author unique by handle, with every
 /// kind of relationship pointing at it, and a sub-entity.
 enum UpsertStore {
-    /// Opens a store of the backend under test in a folder of its own, with the upsert model.
-    static func open(_ env: ScenarioEnvironment, _ body: (PersistentContainer) throws -> Void) throws {
+    /// Opens a store of the backend under test in a folder of its own, with the upsert model
+    /// (or `model`).
+    static func open(_ env: ScenarioEnvironment, model: ManagedObjectModel? = nil, _ body: (PersistentContainer) throws -> Void) throws {
         let folder = env.directory.appendingPathComponent("upsert-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let container = try PersistentContainer(model: try model(), stores: [env.backend.makeStore(folder)])
+        let container = try PersistentContainer(model: try model ?? Self.model(), stores: [env.backend.makeStore(folder)])
         defer { container.close() }
         try body(container)
     }

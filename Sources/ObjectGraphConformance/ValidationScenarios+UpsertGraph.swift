@@ -142,9 +142,9 @@ extension ValidationScenarios {
     /// Two contexts (`context(i)`) under objectTrumps insert an author with one handle and
     /// different names, released together right before saving, for several handles: both
     /// saves succeed, and each handle is stored once, with one of the two names.
-    static func racingUpserts(_ context: (Int) -> ManagedObjectContext, verify: () -> ManagedObjectContext) throws {
+    static func racingUpserts(writers: Int = 2, _ context: (Int) -> ManagedObjectContext, verify: () -> ManagedObjectContext) throws {
         let rounds = 8
-        let workers = [context(0), context(1)]
+        let workers = (0..<writers).map(context)
         for worker in workers { worker.mergePolicy = .objectTrumps }
         for round in 0..<rounds {
             let ready = DispatchSemaphore(value: 0)
@@ -172,7 +172,7 @@ extension ValidationScenarios {
             for _ in workers { ready.wait() }
             for _ in workers { go.signal() }
             done.wait()
-            try checkEqual(outcomes.get(), ["saved", "saved"], "round \(round): both upserts saved")
+            try checkEqual(outcomes.get(), Array(repeating: "saved", count: writers), "round \(round): every upsert saved")
         }
         let verifier = verify()
         try verifier.performAndWait {
@@ -180,7 +180,7 @@ extension ValidationScenarios {
                 let stored = try UpsertStore.fetch(verifier, "Author", "handle == 'h\(round)'")
                 try checkEqual(stored.count, 1, "authors stored with handle h\(round)")
                 let name = try UpsertStore.text(stored.first, "name") ?? "-"
-                try check(["w0", "w1"].contains(name), "h\(round) holds one of the racers' names, not \(name)")
+                try check((0..<writers).map { "w\($0)" }.contains(name), "h\(round) holds one of the racers' names, not \(name)")
             }
         }
     }

@@ -93,8 +93,21 @@ extension ManagedObjectContext {
             noteUndoableChange(object)
             object.contextStorage = self
             object.attributeValues = row.attributes
-            for attribute in entity.attributes where attribute.isTransient { object.attributeValues[attribute.slot] = attribute.defaultValue }
+            // The values the child gave count as set here, as an insert's own do: a merge
+            // policy resolving a uniqueness conflict of this insert (+Uniqueness) takes the set
+            // values only, and without these it dropped all the child's values. The row does
+            // not say which the child set; those differing from the default were.
+            for attribute in entity.attributes {
+                if attribute.isTransient {
+                    object.attributeValues[attribute.slot] = attribute.defaultValue
+                } else if !row.attributes[attribute.slot].isIdentical(to: attribute.defaultValue) {
+                    object.changedAttributeSlots.insert(attribute.slot)
+                }
+            }
             object.toOneValues = row.toOne
+            for relationship in entity.toOneRelationships where row.toOne[relationship.slot] != nil {
+                object.changedToOneSlots.insert(relationship.slot)
+            }
             object.toManyStates = Array(repeating: .inserted, count: entity.toManyRelationships.count)
             object.isFaultStorage = false
             object.isInsertedStorage = true

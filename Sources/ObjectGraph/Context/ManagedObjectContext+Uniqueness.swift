@@ -52,12 +52,16 @@ extension ManagedObjectContext {
     }
 
     /// Merges each conflict's inserted object into its survivor; returns the violations of
-    /// the conflicts that cannot be merged. Not recorded for undo: a save that succeeds clears
-    /// the history, and the losers' entries are forgotten.
+    /// the conflicts that cannot be merged.
+    ///
+    /// Recorded for undo, as a group of its own (the save processed the pending changes
+    /// first, which ended the open group): a save keeps the history, and the merges change
+    /// objects the earlier groups never recorded (the survivor takes the loser's values and
+    /// memberships). Unrecorded, undoing the loser's insert after the save left the survivor
+    /// holding a member whose own state undo had put back elsewhere (a book in two authors'
+    /// sets). Undoing the group brings the loser back as an unsaved insert, which the next
+    /// save merges again.
     private func resolveUniquenessConflicts(_ conflicts: [UniquenessConflict]) throws -> [ValidationError.Violation] {
-        let stack = undoStack
-        undoStack = nil
-        defer { undoStack = stack }
         var losers: [ObjectID: ManagedObject] = [:]
         var unresolved: [ValidationError.Violation] = []
         for conflict in conflicts {
@@ -80,7 +84,6 @@ extension ManagedObjectContext {
         }
         guard !losers.isEmpty else { return unresolved }
         repointReferencesWithoutInverse(to: losers)
-        stack?.forget(Set(losers.keys))
         // Posts what the merges changed (the losers as deleted, the survivors as updated).
         try processPendingChanges()
         return unresolved
@@ -103,7 +106,10 @@ extension ManagedObjectContext {
         if !survivor.isFaultStorage && !survivor.isUpdatedStorage {
             statisticsStorage.storeRoundTrips += 1
             guard let row = try coordinator.snapshot(for: survivor.objectID, caching: false) else { return false }
-            if row.version > (survivor.committedVersion ?? 0) { install(row, keepingChangesOf: survivor) }
+            if row.version > (survivor.committedVersion ?? 0) {
+                install(row, keepingChangesOf: survivor)
+                undoStack?.rebase(survivor, onto: row)
+            }
         }
         do {
             try fulfillFaultIfNeeded(survivor)
@@ -184,6 +190,9 @@ extension ManagedObjectContext {
             if id == loser.objectID { return survivor.objectID }
             return Self.survivor(of: registeredOrFault(id), losers).objectID
         }
+        let placements = orderedPlacements(of: loser, survivor)
+        // Recorded whole before anything changes, so undoing the merge brings it back.
+        noteUndoableChange(loser)
         for attribute in loser.entity.attributes {
             guard let theirs = target.attribute(named: attribute.name),
                   takesLoserValue(set: loser.changedAttributeSlots.contains(attribute.slot), survivorHasNone: survivor.attributeValues[theirs.slot].isNull) else { continue }
@@ -210,11 +219,34 @@ extension ManagedObjectContext {
                 if let destination = current(id) { try addToMany(survivor, theirs, registeredOrFault(destination)) }
             }
         }
+        // The survivor takes the loser's place in ordered to-manys it was not in (the moves
+        // above appended it), as a re-pointed reference would.
+        for (destination, inverse, index) in placements {
+            try moveToMany(destination, inverse, survivor, to: index)
+        }
         insertedStorage.remove(loser)
         loser.isInsertedStorage = false
         loser.isDeletedStorage = true
         discardedInserts[ObjectIdentifier(loser)] = loser
         changeLog.deleted(loser)
+    }
+
+    /// Where `loser` sits in the ordered to-manys that hold it through an inverse and do not
+    /// hold `survivor`: each holder, its relationship and the loser's position there.
+    private func orderedPlacements(of loser: ManagedObject, _ survivor: ManagedObject) -> [(ManagedObject, RelationshipDescription, Int)] {
+        var placements: [(ManagedObject, RelationshipDescription, Int)] = []
+        for relationship in loser.entity.toOneRelationships + loser.entity.toManyRelationships {
+            guard let inverse = model.inverse(of: relationship), inverse.isOrdered else { continue }
+            let ids = relationship.isToMany ? members(of: loser, relationship.slot) : loser.toOneValues[relationship.slot].map { [$0] } ?? []
+            for id in ids {
+                let holder = registeredOrFault(id)
+                // A holder whose members are not loaded had the loser appended: so is the survivor.
+                guard let members = holder.toManyStates[inverse.slot].members, !members.contains(survivor.objectID),
+                      let index = members.firstIndex(of: loser.objectID) else { continue }
+                placements.append((holder, inverse, index))
+            }
+        }
+        return placements
     }
 
     /// Whether a merge puts the loser's value of a property on the survivor: `set` says the
@@ -248,8 +280,20 @@ extension ManagedObjectContext {
                 let named = state.added.union(state.members ?? []).filter { losers[$0] != nil }
                 for id in named {
                     guard let loser = losers[id] else { continue }
+                    noteUndoableChange(object)
+                    let survivorID = Self.survivor(of: loser, losers).objectID
+                    // An ordered one keeps the position: the survivor goes where the loser was.
+                    let members = object.toManyStates[relationship.slot].members
+                    let index = relationship.isOrdered && !(members?.contains(survivorID) ?? true) ? members?.firstIndex(of: id) : nil
                     _ = object.toManyStates[relationship.slot].remove(id)
-                    _ = object.toManyStates[relationship.slot].addMirroring(Self.survivor(of: loser, losers).objectID)
+                    _ = object.toManyStates[relationship.slot].addMirroring(survivorID)
+                    if let index, var moved = object.toManyStates[relationship.slot].members,
+                       let from = moved.firstIndex(of: survivorID), from != index {
+                        moved.remove(at: from)
+                        moved.insert(survivorID, at: index)
+                        object.toManyStates[relationship.slot].members = moved
+                        object.toManyStates[relationship.slot].orderChanged = true
+                    }
                     markUpdated(object)
                 }
             }
