@@ -39,8 +39,11 @@
 /// - **relationships are never lost**: to-many memberships of the loser (one-to-many,
 ///   many-to-many, many-to-nil) are added to the survivor's under every policy; every object
 ///   that named the loser — through an inverse or a relationship without one — names the
-///   survivor instead, inverses kept paired. A one-to-one partner the policy does not keep is
-///   let go (its to-one cleared), as any one-to-one reassignment does;
+///   survivor instead, inverses kept paired, at the loser's position in ordered ones. A
+///   one-to-one partner the policy does not keep is let go (its to-one cleared), as any
+///   one-to-one reassignment does;
+/// - **undo**: with an undo stack, the merges are a group of their own; undone (the save
+///   keeps the history), the loser is an unsaved insert again, merged again by the next save;
 /// - **the loser** leaves the context: it is not stored, not registered, and becomes
 ///   inaccessible like a deleted and saved object. ``ContextDidSave/mergedIDs`` maps its ID to
 ///   the survivor's; the save lists the survivor as updated (or inserted, between two new
