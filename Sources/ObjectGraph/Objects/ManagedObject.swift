@@ -169,16 +169,34 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @inline(__always)
     final func belongs(to context: ManagedObjectContext) -> Bool { contextToken == context.token }
 
+    // The state flags below change as the context's queue works on the object, so reading
+    // one elsewhere is the same misuse as reading a value: it stops, as typed accessors do. An
+    // object in no context (never inserted, or its context gone) answers anywhere.
+
     /// Whether the object's values have not been loaded yet.
-    public var isFault: Bool { isFaultStorage }
+    public var isFault: Bool { requireConfined("isFault"); return isFaultStorage }
     /// Whether the object was inserted and not yet saved.
-    public var isInserted: Bool { isInsertedStorage }
+    public var isInserted: Bool { requireConfined("isInserted"); return isInsertedStorage }
     /// Whether the object has unsaved changes to stored properties.
-    public var isUpdated: Bool { isUpdatedStorage }
+    public var isUpdated: Bool { requireConfined("isUpdated"); return isUpdatedStorage }
     /// Whether the object was deleted and the delete is not yet saved.
-    public var isDeleted: Bool { isDeletedStorage }
+    public var isDeleted: Bool { requireConfined("isDeleted"); return isDeletedStorage }
     /// Whether the object is inserted, updated or deleted.
-    public var hasChanges: Bool { isInsertedStorage || isUpdatedStorage || isDeletedStorage }
+    public var hasChanges: Bool { requireConfined("hasChanges"); return isInsertedStorage || isUpdatedStorage || isDeletedStorage }
+
+    /// Stops with a message naming `property`, the object, its context and the thread unless
+    /// the current thread may use the object's context (see ``ManagedObjectContext/ownsQueue()``).
+    @inline(__always)
+    final func requireConfined(_ property: StaticString) {
+        if isHeldByCurrentThread { return }
+        _ = withContext { $0.requireQueue("\(objectID).\(property)") }
+    }
+
+    /// Whether the current thread may read the object's values: it is in no context, or the
+    /// thread may use its context.
+    final var isReadableHere: Bool {
+        isHeldByCurrentThread || withContext({ $0.ownsQueue() }) != false
+    }
 
     // MARK: Lifecycle hooks (Core Data's names; override to add behaviour)
 
@@ -239,7 +257,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// "<Chat Chat/p3 fault>" or "<Chat Chat/p3 title="Lunch">" (values only if loaded).
+    ///
+    /// Off the context's queue the values are left out, with the reason, rather than read
+    /// while the queue may be changing them; it does not stop there, unlike other accessors:
+    /// descriptions are made wherever objects are logged, printed or shown by a debugger.
     open var description: String {
+        guard isReadableHere else {
+            let context = contextStorage.map { " of context '\($0.name)'" } ?? ""
+            return "<\(entity.name) \(objectID) (values not read: used on \(QueueOwnership.currentThreadName), off the queue\(context))>"
+        }
         if isFaultStorage { return "<\(entity.name) \(objectID) fault>" }
         let values = entity.attributes.prefix(4).map { "\($0.name)=\(attributeValues[$0.slot])" }
         return "<\(entity.name) \(objectID) \(values.joined(separator: " "))>"
