@@ -57,4 +57,41 @@ struct ConfinementTests {
         #expect(!offQueue.contains("Rex"))
         #expect(offQueue.contains("'pets'") && offQueue.contains("thread"))
     }
+
+    /// Configuration set from another thread while a block runs waits for the block, which
+    /// sees one value throughout (before: the setters wrote while the block read them).
+    @Test func configurationSetFromAnotherThreadWaitsForTheRunningBlock() throws {
+        let context = try ConcurrencyFixture.context(name: "configured")
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let seen = Box<[String]>([])
+        context.enqueue {
+            entered.signal()
+            release.wait()
+            let values = "\(context.mergePolicy) \(context.retainsRegisteredObjects) \(context.automaticallyMergesChangesFromParent) \(context.undoStack != nil)"
+            seen.withLock { $0.append(values) }
+            finished.signal()
+        }
+        entered.wait()
+        let setterDone = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            context.mergePolicy = .overwrite
+            context.retainsRegisteredObjects = true
+            context.automaticallyMergesChangesFromParent = true
+            context.undoStack = ContextUndoStack()
+            setterDone.signal()
+        }
+        // The setters wait for the block.
+        let waited = setterDone.wait(timeout: .now() + 0.2) == .timedOut
+        #expect(waited)
+        release.signal()
+        finished.wait()
+        if waited { setterDone.wait() }
+        #expect(seen.withLock { $0 } == ["\(MergePolicy.error) false false false"])
+        #expect(context.mergePolicy == .overwrite)
+        #expect(context.retainsRegisteredObjects)
+        #expect(context.automaticallyMergesChangesFromParent)
+        #expect(context.undoStack != nil)
+    }
 }

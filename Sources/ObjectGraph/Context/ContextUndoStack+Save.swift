@@ -36,7 +36,7 @@ extension ManagedObjectContext {
     /// undo inserts again whole), loading those still faults; and the values of recorded
     /// deleted objects still faults. `nil` without a history (no work, no round trip).
     func readHistoryBaseForSave(updated: [ManagedObject], deleted: [ManagedObject]) throws -> StoredMembersBeforeSave? {
-        guard let stack = undoStack, stack.hasHistory else { return nil }
+        guard let stack = undoStackStorage, stack.hasHistory else { return nil }
         let recorded = stack.recordedObjects
         var faults: [ManagedObject] = []
         var needed: [ObjectIdentifier: (relationship: RelationshipDescription, objects: [ManagedObject])] = [:]
@@ -68,7 +68,7 @@ extension ManagedObjectContext {
 
     /// Just before a save's commit: what it changed about each object the history records.
     func savedChangesForHistory(_ base: StoredMembersBeforeSave, inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> [ObjectIdentifier: SavedObjectChange] {
-        guard let stack = undoStack else { return [:] }
+        guard let stack = undoStackStorage else { return [:] }
         let recorded = stack.recordedObjects
         var changes: [ObjectIdentifier: SavedObjectChange] = [:]
         func note(_ object: ManagedObject, deleted: Bool) {

@@ -20,7 +20,7 @@ extension ManagedObjectContext {
             try send(changes, landed: &landed)
         } catch let error as StoreError where error.code == .conflict {
             let conflicts = try describe(error)
-            guard mergePolicy != .error else { throw MergeConflictError(conflicts: conflicts, policy: mergePolicy, underlying: error) }
+            guard mergePolicyStorage != .error else { throw MergeConflictError(conflicts: conflicts, policy: mergePolicyStorage, underlying: error) }
             try resolve(error.conflicts)
             updated = inSaveOrder(updatedStorage)
             deleted = deletedInSaveOrder()
@@ -34,14 +34,14 @@ extension ManagedObjectContext {
             do {
                 try send(changes, landed: &landed)
             } catch let again as StoreError where again.code == .conflict {
-                throw MergeConflictError(conflicts: try describe(again), policy: mergePolicy, underlying: again)
+                throw MergeConflictError(conflicts: try describe(again), policy: mergePolicyStorage, underlying: again)
             }
         }
         let saved = historyBase.map { savedChangesForHistory($0, inserted: inserted, updated: updated, deleted: deleted) }
         commitSave(&changes, inserted: inserted, updated: updated, deleted: deleted)
         // The history is kept (as Core Data keeps it): undo takes saved changes back as new
         // unsaved ones.
-        if let saved { undoStack?.rebase(after: saved, in: self) }
+        if let saved { undoStackStorage?.rebase(after: saved, in: self) }
     }
 
     /// Sends `changes` to the coordinator. A uniqueness violation its re-check inside the
@@ -51,7 +51,7 @@ extension ManagedObjectContext {
         statisticsStorage.storeRoundTrips += 1
         do {
             try coordinator.save(changes, landed: &landed)
-        } catch let error as ValidationError where mergePolicy != .error && landed.isEmpty && error.violations.allSatisfy({ $0.code == .uniquenessConstraint }) {
+        } catch let error as ValidationError where mergePolicyStorage != .error && landed.isEmpty && error.violations.allSatisfy({ $0.code == .uniquenessConstraint }) {
             throw UniquenessRaceLost(error: error)
         }
     }
@@ -70,11 +70,11 @@ extension ManagedObjectContext {
         let gone = Set(unread.filter(\.isFaultStorage).map(\.objectID))
         guard !gone.isEmpty else { return }
         let referred = changesRefer(to: gone)
-        if mergePolicy == .error && referred {
+        if mergePolicyStorage == .error && referred {
             let error = StoreError(.conflict, "\(gone.count) object\(gone.count == 1 ? "" : "s") changed here were deleted by another save", conflicts: gone.map {
                 StoreError.Conflict(objectID: $0, expectedVersion: 0, storedVersion: nil, storedSnapshot: nil)
             })
-            throw MergeConflictError(conflicts: try describe(error), policy: mergePolicy, underlying: error)
+            throw MergeConflictError(conflicts: try describe(error), policy: mergePolicyStorage, underlying: error)
         }
         // Rows gone long since (no new reference here): other objects' stored to-ones naming
         // them are what the store holds, and stay. Cleared, they diverged from the store, and
@@ -223,7 +223,7 @@ extension ManagedObjectContext {
     /// Applies the merge policy to one object whose row another save changed.
     private func merge(_ object: ManagedObject, with stored: RowSnapshot) throws {
         let read = object.committedSnapshot ?? stored
-        if mergePolicy != .overwrite {
+        if mergePolicyStorage != .overwrite {
             for attribute in object.entity.attributes where !attribute.isTransient {
                 let slot = attribute.slot
                 let changedHere = object.changedAttributeSlots.contains(slot)
@@ -294,7 +294,7 @@ extension ManagedObjectContext {
 
     /// Whether a property this context changed takes the stored value under the policy.
     private func takesStored(changedThere: Bool) -> Bool {
-        switch mergePolicy {
+        switch mergePolicyStorage {
         case .rollback: return true
         case .storeTrumps: return changedThere
         case .objectTrumps, .overwrite, .error: return false
@@ -326,7 +326,7 @@ extension ManagedObjectContext {
             object.isInaccessibleStorage = true
         }
         clearReferences(to: ids, keepingStoredToOnes: keepingStoredToOnes)
-        undoStack?.forget(ids)
+        undoStackStorage?.forget(ids)
     }
 
     /// Removes `ids` from the values of every registered object: unsaved references are

@@ -9,12 +9,16 @@ extension ManagedObjectContext {
     /// Each such ``Foundation/Notification/Name/objectGraphContextDidSave`` schedules ``mergeChanges(fromContextDidSave:)`` on this context's queue
     /// (like ``enqueue(_:)``), so the merge has happened once a later `perform` or
     /// `performAndWait` block runs. A merge that fails to read the store leaves the objects as
-    /// they were (they are refreshed when next refreshed or merged).
+    /// they were (they are refreshed when next refreshed or merged). Settable from any thread,
+    /// as the rest of the configuration (ManagedObjectContext+Configuration): it is applied on
+    /// the context's queue.
     public var automaticallyMergesChangesFromParent: Bool {
-        get { automaticMerge != nil }
+        get { onQueue { automaticMerge != nil } }
         set {
-            guard newValue != (automaticMerge != nil) else { return }
-            automaticMerge = newValue ? AutomaticMerge(self) : nil
+            onQueue {
+                guard newValue != (automaticMerge != nil) else { return }
+                automaticMerge = newValue ? AutomaticMerge(self) : nil
+            }
         }
     }
 
@@ -57,7 +61,7 @@ extension ManagedObjectContext {
             guard let object = registeredLive(id), object.belongs(to: self), !object.isDeletedStorage else { continue }
             if object.isFaultStorage {
                 for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
-                undoStack?.rebase(object, onto: nil)
+                undoStackStorage?.rebase(object, onto: nil)
             } else {
                 stale.append(object)
             }
@@ -85,7 +89,7 @@ extension ManagedObjectContext {
             // No row: deleted by a later save, whose own notification merges that.
             guard let row = fresh[object.objectID], nested || row.version > (object.committedVersion ?? 0) else { continue }
             install(row, keepingChangesOf: object)
-            undoStack?.rebase(object, onto: row)
+            undoStackStorage?.rebase(object, onto: row)
             refreshed.insert(object)
         }
     }

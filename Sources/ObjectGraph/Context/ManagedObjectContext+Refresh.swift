@@ -58,7 +58,7 @@ extension ManagedObjectContext {
         for object in loaded {
             guard let row = fresh[object.objectID] else { continue }
             install(row, keepingChangesOf: object)
-            undoStack?.rebase(object, onto: row)
+            undoStackStorage?.rebase(object, onto: row)
         }
     }
 
@@ -74,7 +74,7 @@ extension ManagedObjectContext {
         // another context's save brought back the replaced values (shown as unchanged) and the
         // old version (a conflict at the next save). Rebased on the row as stored now, as a
         // merge rebases them, undo takes back this context's changes only.
-        if let stack = undoStack, stack.records(object),
+        if let stack = undoStackStorage, stack.records(object),
            let fresh = try? coordinator.snapshots(for: [object.objectID]).first {
             statisticsStorage.storeRoundTrips += 1
             stack.rebase(object, onto: fresh)

@@ -122,9 +122,9 @@ extension ManagedObjectContext {
     private func dropReferencesToDiscardedInserts() -> UndoGroup? {
         guard !discardedInserts.isEmpty else { return nil }
         let discarded = Set(discardedInserts.values.map(\.objectID))
-        let stack = undoStack
-        undoStack = nil
-        defer { undoStack = stack }
+        let stack = undoStackStorage
+        undoStackStorage = nil
+        defer { undoStackStorage = stack }
         let before = UndoGroup()
         // Only objects with changes can refer to an unsaved object.
         for object in Array(insertedStorage) + Array(updatedStorage.values) {
@@ -173,7 +173,7 @@ extension ManagedObjectContext {
         let assigned = try coordinator.permanentIDs(for: oldIDs)
         // Inserted objects that already had permanent IDs are not among `temporary`.
         let map = remapIDs(temporary, from: oldIDs, to: assigned, coversInserted: areAllInserted && temporary.count == objects.count)
-        undoStack?.remap(map)
+        undoStackStorage?.remap(map)
     }
 
     /// Gives `objects` the IDs `ids` (aligned with `oldIDs`, their current ones), replacing
@@ -417,7 +417,7 @@ extension ManagedObjectContext {
         discardedInserts = [:]
         uniquenessMerges = []
         changeLog.discard()
-        undoStack?.removeAllActions()
+        undoStackStorage?.removeAllActions()
     }
 
     /// Forgets every object: the context returns to its freshly created state. Objects the app
@@ -444,7 +444,7 @@ extension ManagedObjectContext {
         batchGroups = [:]
         retained = [:]
         sweepThreshold = 4096
-        undoStack?.removeAllActions()
+        undoStackStorage?.removeAllActions()
         insertedStorage.removeAll()
         updatedStorage = [:]
         deletedStorage.removeAll()

@@ -4,7 +4,7 @@ extension ManagedObjectContext {
     /// group). Does nothing without an undo stack or with nothing to undo.
     public func undo() throws {
         try checkQueue("undo()")
-        guard let stack = undoStack else { return }
+        guard let stack = undoStackStorage else { return }
         try processPendingChanges()
         stack.closeGroup()
         guard let group = stack.undoGroups.popLast() else { return }
@@ -14,7 +14,7 @@ extension ManagedObjectContext {
     /// Redoes the last undone group.
     public func redo() throws {
         try checkQueue("redo()")
-        guard let stack = undoStack else { return }
+        guard let stack = undoStackStorage else { return }
         try processPendingChanges()
         stack.closeGroup()
         guard let group = stack.redoGroups.popLast() else { return }
@@ -27,7 +27,7 @@ extension ManagedObjectContext {
     /// blocks and processed changes. Groups nest; the outermost one is recorded.
     public func beginUndoGrouping() throws {
         try checkQueue("beginUndoGrouping()")
-        guard let stack = undoStack else { return }
+        guard let stack = undoStackStorage else { return }
         if stack.explicitDepth == 0 {
             try processPendingChanges()
             stack.closeGroup()
@@ -39,7 +39,7 @@ extension ManagedObjectContext {
     /// applied first, so their effects belong to it).
     public func endUndoGrouping() throws {
         try checkQueue("endUndoGrouping()")
-        guard let stack = undoStack, stack.explicitDepth > 0 else { return }
+        guard let stack = undoStackStorage, stack.explicitDepth > 0 else { return }
         if stack.explicitDepth == 1 { try processPendingChanges() }
         stack.explicitDepth -= 1
         if stack.explicitDepth == 0 { stack.closeGroup() }
@@ -50,13 +50,13 @@ extension ManagedObjectContext {
     /// (an object inserted in this event needs nothing: all it holds is new).
     @inline(__always)
     func noteUndoableChange(_ object: ManagedObject) {
-        undoStack?.willChange(object, in: self)
+        undoStackStorage?.willChange(object, in: self)
         noteChangeInEvent(object)
     }
 
     /// Ends the automatic group when pending changes have been processed.
     func endAutomaticUndoGroup() {
-        guard let stack = undoStack, stack.groupsByEvent, stack.explicitDepth == 0 else { return }
+        guard let stack = undoStackStorage, stack.groupsByEvent, stack.explicitDepth == 0 else { return }
         stack.closeGroup()
     }
 

@@ -74,7 +74,7 @@ extension ManagedObjectContext {
             guard try prepareSurvivor(survivor) else { continue }
             if let blocker = mergeBlocker(loser, into: survivor) {
                 var violation = conflict.violation
-                violation.message += "; policy \(mergePolicy) cannot merge it into \(survivor.objectID): \(blocker)"
+                violation.message += "; policy \(mergePolicyStorage) cannot merge it into \(survivor.objectID): \(blocker)"
                 unresolved.append(violation)
                 continue
             }
@@ -108,7 +108,7 @@ extension ManagedObjectContext {
             guard let row = try coordinator.snapshot(for: survivor.objectID, caching: false) else { return false }
             if row.version > (survivor.committedVersion ?? 0) {
                 install(row, keepingChangesOf: survivor)
-                undoStack?.rebase(survivor, onto: row)
+                undoStackStorage?.rebase(survivor, onto: row)
             }
         }
         do {
@@ -253,7 +253,7 @@ extension ManagedObjectContext {
     /// loser was given a value (not merely its default), `survivorHasNone` that the survivor's
     /// is nil.
     private func takesLoserValue(set: Bool, survivorHasNone: Bool) -> Bool {
-        switch mergePolicy {
+        switch mergePolicyStorage {
         case .objectTrumps: return set
         case .overwrite: return true
         case .storeTrumps: return set && survivorHasNone

@@ -14,7 +14,10 @@ import Synchronization
 /// objects anywhere else is caught at that point: throwing APIs throw
 /// ``ObjectGraphError/Code/concurrencyViolation``; non-throwing ones (typed properties) print
 /// what was touched from which thread and stop the process. The context itself is `Sendable` so
-/// that it can be handed to another thread to `perform` on; its objects are not.
+/// that it can be handed to another thread to `perform` on; its objects are not. Its
+/// configuration (``mergePolicy``, ``undoStack``, ``retainsRegisteredObjects``,
+/// ``automaticallyMergesChangesFromParent``) may be set from any thread: it is applied on the
+/// queue, after the running block.
 ///
 /// Pending deletes are propagated (delete rules applied) at the end of every perform block,
 /// before fetches and at save — as Core Data's `processPendingChanges`.
@@ -76,13 +79,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var reachedCache = ReachedObjectCache()
     @exclusivity(unchecked) var statisticsStorage = ContextStatistics()
 
-    /// Whether the context keeps strong references to every registered object (by default
-    /// only objects with unsaved changes are held strongly; others live while the app holds them).
-    @exclusivity(unchecked) public var retainsRegisteredObjects = false
-
-    /// How ``save()`` resolves optimistic-locking and uniqueness-constraint conflicts;
-    /// ``MergePolicy/error`` (throw ``MergeConflictError`` or ``ValidationError``) by default.
-    @exclusivity(unchecked) public var mergePolicy: MergePolicy = .error
+    // The configuration below is read by the context's own work, on its queue, through these
+    // fields; the public properties (ManagedObjectContext+Configuration) reach them on the queue.
+    /// See ``retainsRegisteredObjects``.
+    @exclusivity(unchecked) var retainsRegisteredObjectsStorage = false
+    /// See ``mergePolicy``.
+    @exclusivity(unchecked) var mergePolicyStorage: MergePolicy = .error
     /// The unsaved objects the running save merged into others to resolve uniqueness
     /// conflicts, each with the object it was merged into (see ManagedObjectContext+Uniqueness);
     /// reported in the save's ``ContextDidSave/mergedIDs``.
@@ -91,9 +93,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var automaticMerge: AutomaticMerge?
     /// The parent of a child context (ManagedObjectContext+Nested); `nil` for a root context.
     @exclusivity(unchecked) var parentStorage: ManagedObjectContext?
-    /// The undo history: a ``ContextUndoStack`` by default for main-queue contexts, `nil` (no
-    /// undo, no recording cost) for private-queue ones. Use it on the context's queue.
-    @exclusivity(unchecked) public var undoStack: ContextUndoStack?
+    /// See ``undoStack``.
+    @exclusivity(unchecked) var undoStackStorage: ContextUndoStack?
 
     private static let tokens = Atomic<Int>(0)
 
@@ -109,7 +110,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .privateQueue: queue = DispatchQueue(label: "objectgraph.context.\(self.name)")
         case .mainQueue: queue = DispatchQueue.main
         }
-        if concurrencyType == .mainQueue { undoStack = ContextUndoStack() }
+        if concurrencyType == .mainQueue { undoStackStorage = ContextUndoStack() }
         link.attach(self)
     }
 
@@ -335,7 +336,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// What follows every registration: retaining (``retainsRegisteredObjects``), sweeping
     /// when due, releasing what the registry dropped.
     private func registered(_ object: ManagedObject) {
-        if retainsRegisteredObjects { retained[object.objectID] = object }
+        if retainsRegisteredObjectsStorage { retained[object.objectID] = object }
         // (A fetch sets the threshold to `.max` while it registers: then the registry's size,
         // three counts, is not taken per object.)
         if sweepThreshold != .max && registry.count > sweepThreshold { sweepReleasedObjects() }
@@ -395,7 +396,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         let entity = object.entity
         // (The undo record alone: a new object has no earlier state in this event to keep.)
-        undoStack?.willChange(object, in: self)
+        undoStackStorage?.willChange(object, in: self)
         object.contextStorage = self
         object.attributeValues = AttributeValues(entity.defaultValues)
         object.toOneValues = ToOneValues(repeating: nil, count: entity.toOneRelationships.count)

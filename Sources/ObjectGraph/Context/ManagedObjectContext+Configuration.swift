@@ -1,0 +1,42 @@
+/// The context's configuration: settable from any thread, applied on the context's queue.
+///
+/// Apps set these right after making a context, often on the thread that made it and outside
+/// any block (as Core Data's own examples set `mergePolicy`), so stopping off the queue would
+/// refuse the common case. Written directly, though, they raced the context's own work: a save
+/// reading `mergePolicy` or a block recording undo into `undoStack` while another thread
+/// replaced it. Each property therefore reaches its field on the queue (``onQueue(_:)``): in
+/// place inside a block, else after the running block ends — a block sees one value
+/// throughout, and the next block sees the new one.
+extension ManagedObjectContext {
+    /// Whether the context keeps strong references to every registered object (by default
+    /// only objects with unsaved changes are held strongly; others live while the app holds
+    /// them). Applies to objects registered from then on.
+    public var retainsRegisteredObjects: Bool {
+        get { onQueue { retainsRegisteredObjectsStorage } }
+        set { onQueue { retainsRegisteredObjectsStorage = newValue } }
+    }
+
+    /// How ``save()`` resolves optimistic-locking and uniqueness-constraint conflicts;
+    /// ``MergePolicy/error`` (throw ``MergeConflictError`` or ``ValidationError``) by default.
+    public var mergePolicy: MergePolicy {
+        get { onQueue { mergePolicyStorage } }
+        set { onQueue { mergePolicyStorage = newValue } }
+    }
+
+    /// The undo history: a ``ContextUndoStack`` by default for main-queue contexts, `nil` (no
+    /// undo, no recording cost) for private-queue ones. The stack itself is not `Sendable`:
+    /// use it on the context's queue.
+    public var undoStack: ContextUndoStack? {
+        get { onQueue { undoStackStorage } }
+        set { onQueue { undoStackStorage = newValue } }
+    }
+
+    /// Runs `body` on the context's queue and waits for it: in place when the current thread
+    /// may use the context, else as a block of its own. Unlike ``performAndWait(_:)`` it does
+    /// not end a block (no pending changes processed, nothing posted): reading or setting a
+    /// property is not a unit of work.
+    func onQueue<T>(_ body: () throws -> T) rethrows -> T {
+        if ownsQueue() { return try body() }
+        return try queue.sync { try QueueOwnership.with(link, body) }
+    }
+}
