@@ -84,7 +84,10 @@ extension ManagedObjectContext {
         discardedInserts.removeValue(forKey: ObjectIdentifier(object))
         pendingDeletes.removeAll { $0 === object }
         if registeredLive(object.objectID) === object { unregister(object) }
-        object.objectID = state.objectID
+        // Written only when it differs (a temporary ID given back): a permanent ID never
+        // changes, which is what lets other threads read it (see ManagedObject.objectID);
+        // writing it back, equal, raced those reads.
+        if object.objectID != state.objectID { object.objectID = state.objectID }
         object.attributeValues = state.attributeValues
         object.toOneValues = state.toOneValues
         object.toManyStates = state.toManyStates

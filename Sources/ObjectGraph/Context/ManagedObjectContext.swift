@@ -17,7 +17,8 @@ import Synchronization
 /// that it can be handed to another thread to `perform` on; its objects are not. Its
 /// configuration (``mergePolicy``, ``undoStack``, ``retainsRegisteredObjects``,
 /// ``automaticallyMergesChangesFromParent``) may be set from any thread: it is applied on the
-/// queue, after the running block.
+/// queue, after the running block. An object's ``ManagedObject/objectID``, once permanent, may
+/// be read anywhere.
 ///
 /// Pending deletes are propagated (delete rules applied) at the end of every perform block,
 /// before fetches and at save — as Core Data's `processPendingChanges`.

@@ -11,9 +11,12 @@
 /// to its context's queue.
 public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessCollection {
     /// The matching object IDs, in fetch order (an unsaved match's ID is its permanent one
-    /// once its context has saved it).
+    /// once its context has saved it). Read on the context's queue, as the elements are:
+    /// elsewhere the process stops, naming the context and the thread — the unsaved matches'
+    /// IDs are replaced by their save on that queue.
     public var objectIDs: [ObjectID] {
-        inserted.isEmpty ? fetchedIDs : fetchedIDs.map { inserted[$0]?.objectID ?? $0 }
+        context.requireQueue("a batched fetch result's objectIDs")
+        return inserted.isEmpty ? fetchedIDs : fetchedIDs.map { inserted[$0]?.objectID ?? $0 }
     }
     /// The IDs as fetched: unsaved matches under their temporary IDs.
     private let fetchedIDs: [ObjectID]

@@ -16,6 +16,12 @@ import OrderedCollections
 /// guarantees one object per record per context.
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The record's ID: temporary until the first save, then permanent.
+    ///
+    /// A permanent ID never changes, so it may be read on any thread, to hand to another
+    /// context's ``ManagedObjectContext/existingObject(with:)``. A temporary one is replaced by
+    /// the save (or ``ManagedObjectContext/obtainPermanentIDs(for:)``) on the context's queue,
+    /// and read elsewhere meanwhile it can come out half old, half new — the ID of another
+    /// record: read it inside a block (no other context can resolve a temporary ID anyway).
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The object's entity.
     public let entity: EntityDescription
