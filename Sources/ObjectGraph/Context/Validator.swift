@@ -59,7 +59,7 @@ struct Validator {
     /// (`other` is made only for a conflict: a violation registers no object for the row.)
     private mutating func conflict(_ object: ManagedObject, _ other: @autoclosure () -> ManagedObject, _ key: String, _ message: String) {
         let violation = ValidationError.Violation(code: .uniquenessConstraint, objectID: object.objectID, key: key, message: message)
-        if context.mergePolicy != .error && object.isInsertedStorage {
+        if context.mergePolicyStorage != .error && object.isInsertedStorage {
             uniquenessConflicts.append(UniquenessConflict(object: object, survivor: other(), violation: violation))
         } else {
             violations.append(violation)
