@@ -194,6 +194,24 @@ extension UndoScenarios {
                 try checkEqual(try reader.count(for: FetchRequest<Subject>()), 0, "the undone insert is not stored")
             }
         },
+        // Found by the random walk: a new object deleted, the deletion undone, the object saved,
+        // the deletion redone. The redo put back "deleted while new", which a save discards
+        // without a trace: the stored row stayed.
+        ConformanceScenario("undo.afterSave.redoDeletionOfNewObject") { env in
+            let context = undoable(env)
+            try context.performAndWait {
+                let math = SchoolClass(context: context); math.title = "Math"
+                try context.processPendingChanges()
+                context.delete(math)
+                try context.undo()
+                try context.save()
+                try context.redo()
+                try check(math.isDeleted && context.deletedObjects.contains(math), "the redone deletion deletes the saved object")
+                try context.save()
+            }
+            let counter = env.newContext()
+            try checkEqual(try counter.performAndWait { try counter.count(for: FetchRequest<SchoolClass>()) }, 0, "the deletion saved")
+        },
         ConformanceScenario("undo.afterSave.childContext") { env in
             let id = try ConflictScenarios.seedStudent(env)
             let parent = env.newContext()

@@ -151,8 +151,11 @@ extension ObjectState {
             isInserted = true; isUpdated = false; isDeleted = false; isDiscardedInsert = false
             return true
         }
-        if change.wasInserted && !inContext {
-            // Undoing the insert now deletes the saved object.
+        if change.wasInserted && (!inContext || isDiscardedInsert) {
+            // Undoing the insert now deletes the saved object. So does putting back a state
+            // that deleted it while it was new (a redo of that deletion, after an undo of it
+            // and a save): left a discarded insert, the restore made it no deletion at all,
+            // and the next save kept the stored row.
             self = ObjectState(of: object, in: context)
             isDeleted = true
             return true
