@@ -11,7 +11,7 @@ extension ManagedObjectContext {
         try loadVersionsForMembershipChanges(&updated)
         // (That may drop objects deleted elsewhere, which only ever shrinks the storage.)
         if deleted.count != deletedStorage.count { deleted = deletedInSaveOrder() }
-        let historyBase = try readHistoryBaseForSave(updated: updated, deleted: deleted)
+        var historyBase = try readHistoryBaseForSave(updated: updated, deleted: deleted)
         var changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
         // The stores whose part of this save landed: a conflict in one store's part leaves
         // the parts of the stores before it saved, and sending them again would fail.
@@ -30,6 +30,10 @@ extension ManagedObjectContext {
             // was deleted past its rule, leaving it naming a row that is gone). So the
             // resolved changes are validated again, as any save's are.
             try validateForSave(&inserted, &updated, &deleted)
+            // The members stored before this save are now those of the newer rows (read before
+            // the first attempt, a member the other save added looked like one this save
+            // removed, and undo dropped it from one end of the pair).
+            if historyBase != nil { historyBase = try readHistoryBaseForSave(updated: updated, deleted: deleted) }
             changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
             do {
                 try send(changes, landed: &landed)
@@ -153,6 +157,7 @@ extension ManagedObjectContext {
                 object.isDeletedStorage = false
                 object.changedAttributeSlots = []
                 object.changedToOneSlots = []
+                undoStack?.rebase(object, onto: stored)
                 object.install(stored)
                 object.toManyStates = object.entity.faultToManyStates
             } else if let stored {
@@ -247,6 +252,10 @@ extension ManagedObjectContext {
             }
         }
         try keepOneToOnesPaired(object, stored: stored)
+        // What the other save wrote is not this context's to undo: the recorded states take it
+        // where they had not changed it, as after a merge (kept, undoing a saved change put
+        // the other save's values back as they were before it, and the next save stored them).
+        undoStack?.rebase(object, onto: stored)
         object.committedSnapshot = stored
         // The newer row may come with other members (another save's membership change is what
         // bumped its version): loaded members are read again, this context's additions and
