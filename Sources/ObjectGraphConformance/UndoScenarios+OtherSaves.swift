@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 
 /// Undo across saves meeting another context's saves: undo takes back this context's changes
-/// only.
+/// only, and what it deletes follows the delete rules on what is related to it now.
 extension UndoScenarios {
     static let otherSaves: [ConformanceScenario] = [
         // A save whose optimistic-locking conflict a merge policy resolved brings in what the
@@ -61,6 +61,39 @@ extension UndoScenarios {
             try reader.performAndWait {
                 let chat = try reader.existingObject(with: chatID) as! Chat
                 try checkEqual(Set(chat.messages.map(\.text)), ["m0", "m1"], "stored")
+            }
+        },
+        // An undone saved insert is a deletion, whose rules reach what is related to the
+        // object now: a message another context added to the chat, merged in here. (Until
+        // 2026-11-27 the undo only put back the states it recorded, the message kept naming
+        // the chat, and the save left it naming a deleted row in the store.)
+        ConformanceScenario("undo.afterSave.undoneInsertCascadesToMergedMembers") { env in
+            let context = undoable(env)
+            let (chat, chatID) = try context.performAndWait {
+                let chat = Chat(context: context); chat.title = "c"
+                try context.save()
+                return (chat, chat.objectID)
+            }
+            let writer = env.newContext()
+            let payload = try MergeScenarios.didSave(writer) {
+                let m = Message(context: writer); m.text = "m1"; m.chat = (try writer.existingObject(with: chatID) as! Chat)
+                try writer.save()
+            }
+            try context.performAndWait {
+                try context.mergeChanges(fromContextDidSave: payload)
+                try context.undo()
+                try check(chat.isDeleted, "undoing the saved insert deletes the chat")
+                try checkEqual(context.deletedObjects.compactMap { ($0 as? Message)?.text }, ["m1"], "and, by its cascade, the merged message")
+                try context.save()
+                try context.redo()
+                try check(!chat.isDeleted && chat.messages.map(\.text) == ["m1"], "redo brings both back")
+                try context.undo()
+                try context.save()
+            }
+            let reader = env.newContext()
+            try reader.performAndWait {
+                try checkEqual(try reader.count(for: FetchRequest<Chat>()), 0, "the chat's deletion saved")
+                try checkEqual(try reader.count(for: FetchRequest<Message>()), 0, "no message left naming it")
             }
         },
     ]

@@ -40,6 +40,9 @@ public final class ContextUndoStack {
     var current: UndoGroup?
     var explicitDepth = 0
     var isReplaying = false
+    /// While an undo or redo applies delete rules after putting states back, the group that
+    /// records what they change (the replay's inverse), instead of a new group.
+    var replayTarget: UndoGroup?
 
     /// Creates an empty stack.
     public init() {}
@@ -61,6 +64,10 @@ public final class ContextUndoStack {
     /// Records `object`'s state before its first change in the open group.
     func willChange(_ object: ManagedObject, in context: ManagedObjectContext) {
         guard !isReplaying else { return }
+        if let target = replayTarget {
+            target.record(object, in: context)
+            return
+        }
         if current == nil {
             current = UndoGroup()
             redoGroups = []

@@ -7,8 +7,12 @@ extension ManagedObjectContext {
         guard let stack = undoStackStorage else { return }
         try processPendingChanges()
         stack.closeGroup()
-        guard let group = stack.undoGroups.popLast() else { return }
-        stack.redoGroups.append(replay(group, on: stack))
+        guard let group = stack.undoGroups.last else { return }
+        let reached = try reachedByDeletions(in: group)
+        stack.undoGroups.removeLast()
+        let inverse = replay(group, on: stack)
+        stack.redoGroups.append(inverse)
+        try applyDeleteRules(reaching: reached, recordingIn: inverse, on: stack)
     }
 
     /// Redoes the last undone group.
@@ -17,10 +21,14 @@ extension ManagedObjectContext {
         guard let stack = undoStackStorage else { return }
         try processPendingChanges()
         stack.closeGroup()
-        guard let group = stack.redoGroups.popLast() else { return }
+        guard let group = stack.redoGroups.last else { return }
+        let reached = try reachedByDeletions(in: group)
+        stack.redoGroups.removeLast()
         let redoGroups = stack.redoGroups
-        stack.undoGroups.append(replay(group, on: stack))
+        let inverse = replay(group, on: stack)
+        stack.undoGroups.append(inverse)
         stack.redoGroups = redoGroups
+        try applyDeleteRules(reaching: reached, recordingIn: inverse, on: stack)
     }
 
     /// Starts a group that lasts until the matching ``endUndoGrouping()``, across perform
@@ -68,6 +76,44 @@ extension ManagedObjectContext {
         for (object, _) in group.states.values { inverse.record(object, in: self) }
         for (object, state) in group.states.values { restore(object, to: state) }
         return inverse
+    }
+
+    /// What the delete rules of the objects `group` deletes (alive now; an undone saved
+    /// insert, a redone deletion) reach outside the group, read before it is put back: objects
+    /// related to them now — by a merge or a resolved conflict, say — that the group's states
+    /// know nothing of. (Without them, a message another context added to a chat whose insert
+    /// was then undone kept naming the chat, and the save left it naming a deleted row.) The
+    /// group's own objects are left as their states put them, and the relationships are the
+    /// objects' current ones, not the recorded: those may be older than changes undone since.
+    private func reachedByDeletions(in group: UndoGroup) throws -> [(object: ManagedObject, relationship: RelationshipDescription, destination: ManagedObject)] {
+        var reached: [(object: ManagedObject, relationship: RelationshipDescription, destination: ManagedObject)] = []
+        for (object, state) in group.states.values
+        where state.inContext && state.isDeleted && !state.isDiscardedInsert && object.contextStorage === self && !object.isDeletedStorage {
+            // (A fault's to-ones are read too: `destinations(of:_:)` finds none on a fault.)
+            try fulfillFaultIfNeeded(object)
+            for relationship in object.entity.deletePlan.acting {
+                for destination in try destinations(of: object, relationship)
+                where group.states[ObjectIdentifier(destination)] == nil && !destination.isDeletedStorage {
+                    reached.append((object, relationship, destination))
+                }
+            }
+        }
+        return reached
+    }
+
+    /// Applies the delete rules found by ``reachedByDeletions(in:)`` once the group is put
+    /// back, recording what they change in `inverse`, so that undoing or redoing the replay
+    /// brings it back too.
+    private func applyDeleteRules(reaching reached: [(object: ManagedObject, relationship: RelationshipDescription, destination: ManagedObject)], recordingIn inverse: UndoGroup, on stack: ContextUndoStack) throws {
+        guard !reached.isEmpty else { return }
+        stack.replayTarget = inverse
+        defer { stack.replayTarget = nil }
+        for (object, relationship, destination) in reached where !destination.isDeletedStorage {
+            if relationship.hasInverse { try unlinkInverse(of: relationship, at: destination, from: object) }
+            if relationship.deleteRule == .cascade { markDeleted(destination, byCascade: true) }
+        }
+        // The cascaded objects' own rules.
+        try processPendingChanges()
     }
 
     /// Puts back the states `group` recorded, recording nothing: a failed save's own changes.
