@@ -233,6 +233,37 @@ extension UndoScenarios {
             }
             try checkEqual(try ConflictScenarios.storedStudent(env, id).age, 36, "and the store, after the parent's save")
         },
+        // Found by the random walk: the state an undone saved insert puts back (a deletion)
+        // was rebased by the next save as an update too, with the to-one it had when recorded.
+        // A child context then sent the deletion with that update, and its parent, assigning
+        // the to-one before deleting, cascaded to the address the child had let go of.
+        ConformanceScenario("undo.afterSave.childContextUndoneInsertKeepsReleasedAddress") { env in
+            let parent = env.newContext()
+            let child = parent.newChildContext()
+            child.undoStack = ContextUndoStack()
+            let addressID: ObjectID = try child.performAndWait {
+                let home = Address(context: child); home.street = "Home"
+                try child.processPendingChanges()
+                let ada = Student(context: child); ada.name = "Ada"
+                try child.processPendingChanges()
+                ada.address = home
+                try child.save()
+                try parent.performAndWait { try parent.save() }
+                try child.undo()
+                try check(home.student == nil, "the address let go")
+                try child.save()
+                try child.undo()
+                try check(ada.isDeleted && !child.updatedObjects.contains(ada), "the undone insert is a deletion, not an update")
+                try child.save()
+                try parent.performAndWait { try parent.save() }
+                return home.objectID
+            }
+            let reader = env.newContext()
+            try reader.performAndWait {
+                try checkEqual(try reader.count(for: FetchRequest<Student>()), 0, "the student's deletion saved")
+                try checkEqual((try reader.existingObject(with: addressID) as? Address)?.street, "Home", "the address it no longer had stays")
+            }
+        },
         ConformanceScenario("undo.afterSave.rollbackAndResetClear") { env in
             let (context, _, ada) = try renamedAndSaved(env)
             try context.performAndWait {

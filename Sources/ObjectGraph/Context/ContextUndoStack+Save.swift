@@ -197,7 +197,11 @@ extension ObjectState {
             toManyStates[slot] = .holding(members, committed: after, ordered: relationship.isOrdered)
         }
         isInserted = false
-        isUpdated = !changedAttributeSlots.isEmpty || !changedToOneSlots.isEmpty || toManyStates.contains(where: \.hasChanges)
+        // A deleted state is no update, as a deletion makes it (`markDeleted`): its values are
+        // older than the save, and put back as an update too, they were sent with the deletion —
+        // a parent context assigned them before deleting, and its delete rules cascaded along
+        // a to-one the child had cleared and saved.
+        isUpdated = !isDeleted && (!changedAttributeSlots.isEmpty || !changedToOneSlots.isEmpty || toManyStates.contains(where: \.hasChanges))
         return true
     }
 }
