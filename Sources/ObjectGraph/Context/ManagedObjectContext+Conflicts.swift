@@ -157,7 +157,7 @@ extension ManagedObjectContext {
                 object.isDeletedStorage = false
                 object.changedAttributeSlots = []
                 object.changedToOneSlots = []
-                undoStack?.rebase(object, onto: stored)
+                undoStackStorage?.rebase(object, onto: stored)
                 object.install(stored)
                 object.toManyStates = object.entity.faultToManyStates
             } else if let stored {
@@ -255,7 +255,7 @@ extension ManagedObjectContext {
         // What the other save wrote is not this context's to undo: the recorded states take it
         // where they had not changed it, as after a merge (kept, undoing a saved change put
         // the other save's values back as they were before it, and the next save stored them).
-        undoStack?.rebase(object, onto: stored)
+        undoStackStorage?.rebase(object, onto: stored)
         object.committedSnapshot = stored
         // The newer row may come with other members (another save's membership change is what
         // bumped its version): loaded members are read again, this context's additions and
