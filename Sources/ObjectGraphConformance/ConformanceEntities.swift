@@ -191,8 +191,9 @@ public final class Probe: ManagedObject {
     /// The name is validated by ``validate(_:forKey:)``.
     public override class var validatedKeys: Set<String> { ["name"] }
 
-    /// Refuses the name "forbidden" with ``ProbeNameRefused``, and the name "strict" with a
-    /// ``ValidationError`` of its own (code 1680), recording every name it sees.
+    /// Refuses the name "forbidden" with ``ProbeNameRefused``, the name "strict" with a
+    /// ``ValidationError`` of its own (code 1680), and the name "silent" with a
+    /// ``ValidationError`` holding no violation, recording every name it sees.
     public override func validate(_ value: Any?, forKey key: String) throws {
         guard key == "name" else { return }
         let name = value as? String ?? "<\(type(of: value))>"
@@ -201,6 +202,7 @@ public final class Probe: ManagedObject {
         if name == "strict" {
             throw ValidationError(violations: [.init(code: .stringPatternMatching, objectID: objectID, key: key, message: "strict is refused by pattern")])
         }
+        if name == "silent" { throw ValidationError(violations: []) }
     }
 }
 

@@ -58,5 +58,20 @@ extension ValidationScenarios {
                 try checkEqual(gone.code, .objectNotFound, "the record is gone")
             }
         },
+        ConformanceScenario("validation.custom.refusalWithoutViolationsStillRefuses") { env in
+            // A hook throwing a ValidationError with no violation refused the value all the
+            // same: it is reported as any other error it throws (1550, the error attached).
+            let context = env.newContext()
+            try context.performAndWait {
+                let probe = Probe(context: context); probe.name = "silent"
+                let error = try checkThrows(ValidationError.self, "saving a name refused without violations") { try context.save() }
+                try check(violation(error, .managedObjectValidation, probe.objectID, "name"), "1550 on the probe's name: \(error)")
+                try check(error.violations.first?.underlying is ValidationError, "the empty error is attached")
+                probe.name = "fine"
+                try context.save()
+                let asked = try checkThrows(ValidationError.self, "validateValue of the same name") { try probe.validateValue("silent", forKey: "name") }
+                try checkEqual(asked.codes, [.managedObjectValidation], "validateValue reports it the same way")
+            }
+        },
     ]
 }

@@ -24,6 +24,53 @@ struct ValidatedKeysTests {
         override func validate(_ value: Any?, forKey key: String) throws { calls += 1 }
     }
 
+    /// Refuses more than two members: a rule on a relationship the model cannot state.
+    final class Capped: ManagedObject {
+        override class var validatedKeys: Set<String> { ["items"] }
+        override func validate(_ value: Any?, forKey key: String) throws {
+            guard let members = value as? Set<ManagedObject> else { throw CappedShape(value: "\(type(of: value))") }
+            if members.count > 2 { throw CappedFull() }
+        }
+    }
+    struct CappedFull: Error {}
+    struct CappedShape: Error { var value: String }
+
+    private func cappedContext() throws -> (PersistentContainer, ManagedObjectContext) {
+        try makeContext { m in
+            m.entity("Box", as: Capped.self) { e in e.toMany("items", "Item", inverse: "box") }
+            m.entity("Item") { e in e.toOne("box", "Box", inverse: "items") }
+        }
+    }
+
+    /// A fault whose members changed through the inverse is validated as the loaded object
+    /// would be (before, its hook was skipped and the third member was saved).
+    @Test func faultWithMembersAddedThroughTheInverseIsAsked() throws {
+        let (_, context) = try cappedContext()
+        try context.performAndWait {
+            let box = try context.insertObject(entityName: "Box")
+            for _ in 0..<2 { try context.insertObject(entityName: "Item").setValue(box, forKey: "box") }
+            try context.save()
+            context.refresh(box, mergeChanges: false)
+            try context.insertObject(entityName: "Item").setValue(box, forKey: "box")
+            #expect(box.isFault, "the member was recorded on the fault")
+            let error = #expect(throws: ValidationError.self) { try context.save() }
+            #expect(error?.codes == [.managedObjectValidation] && error?.violations.first?.underlying is CappedFull, "\(String(describing: error))")
+        }
+    }
+
+    /// validateValue passes a to-many's proposed members as a save passes them, a set (before,
+    /// the array given, which the hook could not read as a set).
+    @Test func validateValueGivesTheHookASetOfMembers() throws {
+        let (_, context) = try cappedContext()
+        try context.performAndWait {
+            let box = try context.insertObject(entityName: "Box")
+            let items = try (0..<3).map { _ in try context.insertObject(entityName: "Item") }
+            let error = #expect(throws: ValidationError.self) { try box.validateValue(items, forKey: "items") }
+            #expect(error?.violations.first?.underlying is CappedFull, "\(String(describing: error))")
+            try box.validateValue(Array(items.prefix(2)), forKey: "items")
+        }
+    }
+
     @Test func unknownKeyIsAModelError() {
         let error = expectModelError(.unknownProperty, entity: "Note", property: "titel") { m in
             m.entity("Note", as: Misspelled.self) { e in e.attribute("title", .string) }

@@ -98,7 +98,16 @@ struct Validator {
             try context.loadToManyIfNeeded(object, relationship)
             validateCount(object.toManyStates[relationship.slot].members?.count ?? 0, of: relationship, in: object)
         }
-        if !entity.customValidatedKeys.isEmpty && !object.isFaultStorage {
+        if !entity.customValidatedKeys.isEmpty {
+            // A fault here has membership changes recorded through an inverse (its own values
+            // are as saved): its class validates it as it would the loaded object, so its
+            // values are loaded. Skipping it passed an update its hook refuses once loaded.
+            // A row gone from the store is left to the save, which reports it as a conflict.
+            do {
+                try context.fulfillFaultIfNeeded(object)
+            } catch let error as ObjectGraphError where error.code == .objectNotFound {
+                return
+            }
             for key in entity.customValidatedKeys {
                 // After the model's rules, and only if they passed: one broken key, one report.
                 if violations[start...].contains(where: { $0.key == key && $0.objectID == object.objectID }) { continue }
@@ -112,9 +121,11 @@ struct Validator {
     mutating func validateCustom(_ object: ManagedObject, _ key: String, _ value: Any?) {
         do {
             try object.validate(value, forKey: key)
-        } catch let error as ValidationError {
+        } catch let error as ValidationError where !error.violations.isEmpty {
             violations.append(contentsOf: error.violations)
         } catch {
+            // Any other error, a ValidationError without violations included: the hook refused
+            // the value, and a refusal with nothing to report must not pass as no refusal.
             violations.append(.init(code: .managedObjectValidation, objectID: object.objectID, key: key,
                                     message: "\(object.entity.name).\(key) was refused by \(type(of: object)).validate(_:forKey:): \(error)",
                                     underlying: error))

@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 
 /// Validating on demand what a save validates (Core Data's `validateForInsert()`,
 /// `validateForUpdate()`, `validateForDelete()` and `validateValue(_:forKey:)`): an editor can
@@ -35,7 +36,8 @@ extension ManagedObject {
     /// ``ObjectGraphError``), then its requiredness, width and rules; for a to-one, its
     /// requiredness; for a to-many (any sequence of objects), its member count. Then, if those
     /// pass and the class validates `key` itself (``validatedKeys``), its
-    /// ``validate(_:forKey:)`` (an attribute's value passed converted, as a save passes it).
+    /// ``validate(_:forKey:)`` with the value as a save passes it (an attribute's converted; a
+    /// to-many's members as a set, or an ordered set for an ordered one).
     public func validateValue(_ value: Any?, forKey key: String) throws {
         let context = try requireContext(key)
         var validator = Validator(context: context)
@@ -48,7 +50,9 @@ extension ManagedObject {
         case .relationship(let relationship) where relationship.isToMany:
             let members = try Self.objects(in: value is NSNull ? nil : value, key: key, entity: entity)
             validator.validateCount(Set(members.map(ObjectIdentifier.init)).count, of: relationship, in: self)
-            proposed = value is NSNull ? nil : value
+            // As value(forKey:) gives it, so a hook sees the shape a save passes it: an array
+            // passed as is slipped past a hook casting to a set.
+            proposed = relationship.isOrdered ? OrderedSet(members) as Any : Set(members) as Any
         case .relationship(let relationship):
             validator.validateToOne(isEmpty: value == nil || value is NSNull, of: relationship, in: self)
             proposed = value is NSNull ? nil : value
