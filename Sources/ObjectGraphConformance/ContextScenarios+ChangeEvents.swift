@@ -89,5 +89,33 @@ extension ContextScenarios {
                 try check(chat.isFault && chat.hasPersistentChangedValues, "a fault with a member added through the inverse")
             }
         },
+        ConformanceScenario("context.changedValuesForCurrentEvent.undoPuttingBackTheSavedValue") { env in
+            // An undo in this event of an earlier event's change puts the saved value back: no
+            // change since the save, but a change in this event (to the value and the to-one,
+            // and through the inverse to the class's members).
+            let ids = try env.seed { setup in
+                let math = SchoolClass(context: setup); math.title = "Math"
+                let ann = Student(context: setup); ann.name = "Ann"
+                return [ann, math]
+            }
+            let context = env.newContext()
+            context.undoStack = ContextUndoStack()
+            try context.performAndWait {
+                let ann = try context.existingObject(with: ids[0]) as! Student
+                let math = try context.existingObject(with: ids[1]) as! SchoolClass
+                ann.name = "Anna"
+                ann.schoolClass = math
+                try context.processPendingChanges()
+                try context.undo()
+                try checkEqual(ann.name, "Ann", "undone to the saved name")
+                try check(try ann.changedValues().isEmpty && !ann.hasPersistentChangedValues, "nothing changed since the save")
+                try checkEqual(Set(try ann.changedValuesForCurrentEvent().keys), ["name", "schoolClass"], "but the undo changed both in this event")
+                try checkEqual(Set(try math.changedValuesForCurrentEvent().keys), ["students"], "and the inverse side's members")
+                try context.processPendingChanges()
+                try check(try ann.changedValuesForCurrentEvent().isEmpty, "the next event: nothing yet")
+                try context.redo()
+                try checkEqual(Set(try ann.changedValuesForCurrentEvent().keys), ["name", "schoolClass"], "a redo changes both again")
+            }
+        },
     ]
 }

@@ -42,6 +42,11 @@ struct EventBase {
     var toOne: ToOneValues?
     /// To-many states by slot; `nil` when any recorded membership change counts.
     var toMany: [ToManyState]?
+    /// The attribute and to-one slots changed since the save at the base: a property can
+    /// differ from the base without differing from the saved row (an undo putting the saved
+    /// value back), so these are compared too. Empty for the committed row.
+    var changedAttributeSlots: SlotSet = []
+    var changedToOneSlots: SlotSet = []
 
     init(attributes: AttributeValues?, toOne: ToOneValues?, toMany: [ToManyState]?) {
         self.attributes = attributes
@@ -54,6 +59,8 @@ struct EventBase {
         if !object.isFaultStorage {
             attributes = object.attributeValues
             toOne = object.toOneValues
+            changedAttributeSlots = object.changedAttributeSlots
+            changedToOneSlots = object.changedToOneSlots
         }
         toMany = object.toManyStates
     }

@@ -95,22 +95,29 @@ extension ManagedObject {
     }
 
     /// Calls `body` with each persistent property whose value differs from `base`'s, until it
-    /// returns `false`. Only properties changed since the last save can differ from either
-    /// base; to-many ones are compared by their recorded changes, so none is loaded.
+    /// returns `false`. Only properties changed since the last save, or changed since the save
+    /// at the base (and so perhaps put back since, by an undo), can differ from the base;
+    /// to-many ones are compared by their recorded changes, so none is loaded.
     private func forEachPersistentChange(since base: EventBase, _ body: (EntityDescription.Property) throws -> Bool) rethrows {
         if !isFaultStorage {
-            for slot in changedAttributeSlots {
+            // Whether to go on after the attribute in `slot`.
+            func attribute(_ slot: Int) throws -> Bool {
                 let attribute = entity.attributes[slot]
-                if attribute.isTransient { continue }
-                if let old = base.attributes, old[slot].isIdentical(to: attributeValues[slot]) { continue }
-                guard try body(.attribute(attribute)) else { return }
+                if attribute.isTransient { return true }
+                if let old = base.attributes, old[slot].isIdentical(to: attributeValues[slot]) { return true }
+                return try body(.attribute(attribute))
             }
-            for slot in changedToOneSlots {
+            // Whether to go on after the to-one in `slot`.
+            func toOne(_ slot: Int) throws -> Bool {
                 let relationship = entity.toOneRelationships[slot]
-                if relationship.isTransient { continue }
-                if let old = base.toOne, old[slot] == toOneValues[slot] { continue }
-                guard try body(.relationship(relationship)) else { return }
+                if relationship.isTransient { return true }
+                if let old = base.toOne, old[slot] == toOneValues[slot] { return true }
+                return try body(.relationship(relationship))
             }
+            for slot in changedAttributeSlots { guard try attribute(slot) else { return } }
+            for slot in base.changedAttributeSlots where !changedAttributeSlots.contains(slot) { guard try attribute(slot) else { return } }
+            for slot in changedToOneSlots { guard try toOne(slot) else { return } }
+            for slot in base.changedToOneSlots where !changedToOneSlots.contains(slot) { guard try toOne(slot) else { return } }
         }
         for relationship in entity.toManyRelationships where !relationship.isTransient {
             let state = toManyStates[relationship.slot]
@@ -122,4 +129,5 @@ extension ManagedObject {
             guard try body(.relationship(relationship)) else { return }
         }
     }
+
 }
