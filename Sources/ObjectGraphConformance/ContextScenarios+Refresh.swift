@@ -95,5 +95,41 @@ extension ContextScenarios {
                 }
             }
         },
+        ConformanceScenario("context.refreshAllObjects.leavesPendingDeletionsToTheSave") { env in
+            // Another context adds a member to a class deleted here, unsaved. The deletion's
+            // rules ran on the members read before; refreshing must not take the stored version
+            // as read (the save's conflict check is what catches the new member), or the save
+            // deleted the class and left the new member naming it.
+            let ids = try env.seed { setup in
+                let math = SchoolClass(context: setup); math.title = "Math"
+                let ann = Student(context: setup); ann.name = "Ann"; ann.schoolClass = math
+                return [math]
+            }
+            let context = env.newContext()
+            try context.performAndWait {
+                let math = try context.existingObject(with: ids[0]) as! SchoolClass
+                _ = math.students.count
+                context.delete(math)
+                try context.processPendingChanges()
+            }
+            let other = env.newContext()
+            let bobID = try other.performAndWait {
+                let bob = Student(context: other); bob.name = "Bob"
+                bob.schoolClass = try other.existingObject(with: ids[0]) as? SchoolClass
+                try other.save()
+                return bob.objectID
+            }
+            try context.performAndWait {
+                context.refreshAllObjects()
+                try check(context.deletedObjects.contains { $0.objectID == ids[0] }, "the deletion is still pending")
+                _ = try checkThrows(MergeConflictError.self, "the deletion saved against the version read before the member was added") { try context.save() }
+            }
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let bob = try fresh.existingObject(with: bobID) as! Student
+                let classes = try fresh.fetch(FetchRequest<SchoolClass>())
+                try check(bob.schoolClass == nil || classes.contains { $0 === bob.schoolClass }, "no member names a deleted class (stored: \(classes.count) classes, Bob's class \(String(describing: bob.schoolClass?.objectID)))")
+            }
+        },
     ]
 }

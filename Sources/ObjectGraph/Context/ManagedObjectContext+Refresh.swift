@@ -16,7 +16,8 @@ extension ManagedObjectContext {
     /// changes takes the stored values of the properties it did not change, and its read
     /// version becomes the stored one. A fault with changes (members added through an inverse
     /// while it was a fault) keeps them: there is nothing loaded to refresh. Inserted objects
-    /// are left as they are: the store has nothing for them.
+    /// are left as they are: the store has nothing for them; so are deleted ones (their
+    /// deletion is saved against the version read, so a change saved since is a conflict).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         requireQueue("refresh(\(object.objectID))")
         guard object.belongs(to: self), !object.isInsertedStorage else { return }
@@ -47,9 +48,12 @@ extension ManagedObjectContext {
 
     /// Installs the stored rows of `objects` under their unsaved changes, in one read. An
     /// object whose row is gone (deleted by another context) is left as it is: the merge of
-    /// that deletion, or this context's next save, says what became of it.
+    /// that deletion, or this context's next save, says what became of it. So is an object
+    /// deleted here, as a merge leaves it: its delete rules ran on the members it held then,
+    /// and taking the stored version as read let the save pass over a member another context
+    /// added since (stored naming the deleted row) instead of reporting the conflict.
     private func reloadKeepingChanges(_ objects: [ManagedObject]) {
-        let loaded = objects.filter { !$0.isFaultStorage }
+        let loaded = objects.filter { !$0.isFaultStorage && !$0.isDeletedStorage }
         guard !loaded.isEmpty, let rows = try? coordinator.snapshots(for: loaded.map(\.objectID)) else { return }
         statisticsStorage.storeRoundTrips += 1
         var fresh: [ObjectID: RowSnapshot] = [:]
