@@ -100,4 +100,28 @@ struct ValidatedKeysTests {
         #expect(noteCalls == ["title"])
         #expect(memoCalls == 0)
     }
+
+    /// Inserts a note from its title's hook (a change the save has not listed).
+    final class Meddler: ManagedObject {
+        override class var validatedKeys: Set<String> { ["title"] }
+        override func validate(_ value: Any?, forKey key: String) throws {
+            guard let context = managedObjectContext, (value as? String) == "meddle" else { return }
+            try context.insertObject(entityName: "Note").setValue("inserted by a hook", forKey: "title")
+        }
+    }
+
+    /// Before: the save went through without the note the hook inserted, which stayed
+    /// inserted in a context saying it had no changes, and no later save stored it.
+    @Test func aHookChangingTheGraphFailsTheSave() throws {
+        let (_, context) = try makeContext { m in
+            m.entity("Note", as: Meddler.self) { e in e.attribute("title", .string) }
+        }
+        try context.performAndWait {
+            try context.insertObject(entityName: "Note").setValue("meddle", forKey: "title")
+            let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+            #expect(error?.code == .changedDuringValidation, "\(String(describing: error))")
+            #expect(context.insertedObjects.count == 2, "both notes are still unsaved inserts")
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Note")) == 2, "a fetch sees both, pending")
+        }
+    }
 }

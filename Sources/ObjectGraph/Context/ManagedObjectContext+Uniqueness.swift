@@ -34,7 +34,16 @@ extension ManagedObjectContext {
     func validateForSave(_ inserted: inout [ManagedObject], _ updated: inout [ManagedObject], _ deleted: inout [ManagedObject]) throws {
         for round in 0...Self.uniquenessRounds {
             var validator = Validator(context: self)
+            let entriesBefore = listEntries
             try validator.validate(changed: inserted + updated, deleted: deleted)
+            // A validate(_:forKey:) hook that inserted, deleted or
+            // changed an object the save had not listed: the save would store without it,
+            // leaving the object claiming unsaved changes that no save ever sends.
+            guard listEntries == entriesBefore else {
+                throw ObjectGraphError(
+                    .changedDuringValidation,
+                    "validation inserted, deleted or changed an object the save had not listed (in a validate(_:forKey:) hook); make such changes in willSave(), which runs before validation")
+            }
             let conflicts = validator.uniquenessConflicts
             guard !conflicts.isEmpty else {
                 if !validator.violations.isEmpty { throw ValidationError(violations: validator.violations) }

@@ -57,7 +57,7 @@ extension ManagedObjectContext {
     }
 
     /// Grows exactly when an object entered the inserted, updated or deleted objects.
-    private var listEntries: (inserted: Int, updated: Int, deleted: Int) {
+    var listEntries: (inserted: Int, updated: Int, deleted: Int) {
         (insertedStorage.entries, updatedEntries, deletedStorage.entries)
     }
 }

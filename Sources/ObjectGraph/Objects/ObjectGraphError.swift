@@ -38,6 +38,9 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
         public static let objectDeleted = Code(rawValue: 111)
         /// A save would store a relationship between objects of different stores.
         public static let crossStoreRelationship = Code(rawValue: 112)
+        /// A validation hook inserted, deleted or changed an object the save had not listed,
+        /// which the save would have lost: make such changes in `willSave()`.
+        public static let changedDuringValidation = Code(rawValue: 113)
 
         /// The code's name, for messages.
         public var description: String {
@@ -55,6 +58,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
             case .wrongDestination: return "wrongDestination"
             case .objectDeleted: return "objectDeleted"
             case .crossStoreRelationship: return "crossStoreRelationship"
+            case .changedDuringValidation: return "changedDuringValidation"
             default: return "code \(rawValue)"
             }
         }
