@@ -48,6 +48,18 @@ extension ManagedObjectContext {
             }
             try dropObjectsDeletedElsewhere(changes.deleted)
         }
+        // Objects the save merged into others (uniqueness upserts) have no row of their own:
+        // here they leave the context as deleted ones do (kept live, they answered with values
+        // no store holds). Stored to-ones naming them are kept: the saved rows name the
+        // survivor, and the updated objects' rows read below bring it in.
+        if !changes.mergedIDs.isEmpty {
+            let merged = Set(changes.mergedIDs.keys)
+            for id in merged {
+                coordinator.rowCache.remove(id)
+                if let object = registeredLive(id) { invalidated.insert(object) }
+            }
+            try dropObjectsDeletedElsewhere(merged, keepingStoredToOnes: true)
+        }
         // A save through another coordinator (another container on the same store file, or
         // another process) left this coordinator's cached rows of the objects it updated as
         // they were: drop them, or a fault (registered or made later) fires with the old values.
