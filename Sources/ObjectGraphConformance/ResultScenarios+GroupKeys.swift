@@ -48,9 +48,7 @@ extension ResultScenarios {
             try env.reopen()
             let context = env.newContext()
             try context.performAndWait {
-                var request = FetchRequest<ManagedObject>(entityName: "Message")
-                request.propertiesToFetch = [.key("chat.title", as: "chat"), .count(as: "n")]
-                request.propertiesToGroupBy = ["chat.title"]
+                let request = messagesPerChatTitle()
                 let groups = try context.fetchDictionaries(request)
                 try checkEqual(groups.count, 1, "chats with canonically equivalent titles are one group: \(groups)")
                 try checkEqual(scalars(groups[0]["chat"]), scalars(.string("Jos\u{E9}")), "the group's key is its first message's chat title, precomposed")

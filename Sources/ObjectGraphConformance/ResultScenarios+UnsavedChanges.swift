@@ -10,9 +10,7 @@ extension ResultScenarios {
             let context = env.newContext()
             try context.performAndWait {
                 // Sort keys of a dictionary fetch name its columns ("n" is no attribute of Message).
-                var request = FetchRequest<ManagedObject>(entityName: "Message", sortKeys: [SortKey("n"), SortKey("chat")])
-                request.propertiesToFetch = [.key("chat.title", as: "chat"), .count(as: "n")]
-                request.propertiesToGroupBy = ["chat.title"]
+                let request = messagesPerChatTitle(sortKeys: [SortKey("n"), SortKey("chat")])
                 let expected: [FetchedRow] = [["chat": .string("release"), "n": .integer(1)], ["chat": .string("lunch"), "n": .integer(3)]]
                 try checkEqual(try context.fetchDictionaries(request), expected, "groups sorted by their count")
                 // An unsaved object of an entity the fetch does not read.

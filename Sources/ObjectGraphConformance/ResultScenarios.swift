@@ -4,6 +4,14 @@ import ObjectGraph
 /// Result types beyond objects — dictionaries with aggregates and grouping, batched iteration,
 /// counts — on every store, from a fresh coordinator so the store answers.
 enum ResultScenarios {
+    /// Messages counted per chat title: columns `chat` (the title) and `n`.
+    static func messagesPerChatTitle(sortKeys: [SortKey] = []) -> FetchRequest<ManagedObject> {
+        var request = FetchRequest<ManagedObject>(entityName: "Message", sortKeys: sortKeys)
+        request.propertiesToFetch = [.key("chat.title", as: "chat"), .count(as: "n")]
+        request.propertiesToGroupBy = ["chat.title"]
+        return request
+    }
+
     static let all: [ConformanceScenario] = [
         ConformanceScenario("results.dictionaries.groupedAggregates") { env in
             try seedChats(env, chats: [("lunch", [3, 1, 2]), ("release", [5]), ("quiet", [])])
@@ -169,9 +177,7 @@ enum ResultScenarios {
             try env.reopen()
             let context = env.newContext()
             try context.performAndWait {
-                var request = FetchRequest<ManagedObject>(entityName: "Message")
-                request.propertiesToFetch = [.key("chat.title", as: "chat"), .count(as: "n")]
-                request.propertiesToGroupBy = ["chat.title"]
+                var request = messagesPerChatTitle()
                 let all = try context.fetchDictionaries(request)
                 try checkEqual(all.map { $0["chat"] }, [.string("c"), .string("a"), .null, .string("b")], "groups in order of their first member")
                 try checkEqual(all.map { $0["n"] }, [.integer(2), .integer(2), .integer(1), .integer(1)], "counts")

@@ -92,19 +92,19 @@ extension ManagedObjectContext {
 
 extension ContextUndoStack {
     /// Whether any group holds a state.
-    var hasHistory: Bool { !undoGroups.isEmpty || !redoGroups.isEmpty || !(current?.isEmpty ?? true) }
+    var hasHistory: Bool { canUndo || canRedo }
 
     /// The objects some group holds a state of.
     var recordedObjects: Set<ObjectIdentifier> {
         var keys = Set<ObjectIdentifier>()
-        for group in undoGroups + redoGroups + (current.map { [$0] } ?? []) { keys.formUnion(group.states.keys) }
+        for group in allGroups { keys.formUnion(group.states.keys) }
         return keys
     }
 
     /// Rebases every state of an object `saved` describes on what the save stored.
     func rebase(after saved: [ObjectIdentifier: SavedObjectChange], in context: ManagedObjectContext) {
         guard !saved.isEmpty else { return }
-        for group in undoGroups + redoGroups + (current.map { [$0] } ?? []) {
+        for group in allGroups {
             for key in Array(group.states.keys) {
                 guard let change = saved[key], let entry = group.states[key] else { continue }
                 var state = entry.state

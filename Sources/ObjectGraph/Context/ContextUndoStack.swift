@@ -120,7 +120,7 @@ public final class ContextUndoStack {
         redoGroups.removeAll(where: \.isEmpty)
     }
 
-    private var allGroups: [UndoGroup] { undoGroups + redoGroups + (current.map { [$0] } ?? []) }
+    var allGroups: [UndoGroup] { undoGroups + redoGroups + (current.map { [$0] } ?? []) }
 }
 
 /// The states of the objects one group changed.
