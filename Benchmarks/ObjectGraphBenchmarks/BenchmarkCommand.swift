@@ -109,7 +109,7 @@ struct BenchmarkCommand: ParsableCommand {
             for workload in Self.allWorkloads { print(Harness.pad(workload.name, 18) + workload.summary) }
             print(Harness.pad("memory", 18) + "insert N small objects in batches, then iterate them with fetchBatched(500): peak RSS")
             print(Harness.pad("binary-memory", 18) + "open a binary store of N items, and read the same records from a flat file: peak RSS against the file size")
-            print(Harness.pad("floor", 18) + "raw LMDB's fetch-all with an object per row (and a uniquing table): the floor under fetch-all, as # lines in the LMDB table")
+            print(Harness.pad("floor", 18) + "raw LMDB's and raw sqlite3's fetch-all with an object per row (three shapes): floors under fetch-all, as # lines in each table")
             return
         }
         // glibc hands the free top of the heap back to the kernel whenever it exceeds 128 KiB,
@@ -150,8 +150,8 @@ struct BenchmarkCommand: ParsableCommand {
         if store == .all || store == .lmdb {
             let worst = try table("lmdb", raw: "LMDB", LMDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log).worst
             if selected.contains("floor") {
-                let floor = try ObjectFloor.workloads.map { try Harness.measure($0, fixtures: fixtures, repetitions: repetitions, budget: budget, log: log) }
-                for line in ObjectFloor.lines(floor) { print(line) }
+                let floor = try ObjectFloor.lmdbWorkloads.map { try Harness.measure($0, fixtures: fixtures, repetitions: repetitions, budget: budget, log: log) }
+                for line in ObjectFloor.lines(floor, raw: "LMDB") { print(line) }
             }
             if let worst { print(worst) }
         }
@@ -159,6 +159,10 @@ struct BenchmarkCommand: ParsableCommand {
 
     private func runSQLite(_ selected: [String], fixtures: Fixtures, repetitions: Int, log: (String) -> Void) throws -> [Measurement] {
         let (measurements, worst) = try table("sqlite", raw: "sqlite3", Self.sqliteWorkloads, selected, fixtures: fixtures, repetitions: repetitions, log: log)
+        if selected.contains("floor") && store != .grdb {
+            let floor = try ObjectFloor.sqliteWorkloads.map { try Harness.measure($0, fixtures: fixtures, repetitions: repetitions, budget: budget, log: log) }
+            for line in ObjectFloor.lines(floor, raw: "sqlite3") { print(line) }
+        }
         if selected.contains("memory") && store != .grdb {
             for line in try MemoryWorkload.run(fixtures, rowCacheCapacity: memoryRowCache, log: log) { print(line) }
         }

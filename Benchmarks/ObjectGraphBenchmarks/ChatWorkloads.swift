@@ -120,20 +120,23 @@ enum ChatWorkloads {
                 let context = reader.freshContext()
                 return Run(body: { try ChatBodies.fetchAll(context) }, context: context)
             },
-            raw: {
-                Run(body: {
-                    let statement = try db.prepare(
-                        "SELECT pk, \(BenchmarkModel.messageText), \(BenchmarkModel.messageSentAt), \(BenchmarkModel.messageChat) FROM \(BenchmarkModel.messageTable) ORDER BY pk")
-                    var messages: [RawMessage] = []
-                    while try statement.step() {
-                        messages.append(RawMessage(pk: statement.int64(0), text: statement.text(1), sentAt: statement.double(2), chat: statement.int64(3)))
-                    }
-                    var tally = Tally()
-                    for message in messages { tally.add(UInt64(message.text.utf8.count) &+ message.sentAt.bitPattern) }
-                    return tally
-                })
-            },
+            raw: { Run(body: { try rawFetchAll(db) }) },
             teardown: { reader.container.close() })
+    }
+
+    /// The raw side's query for `fetch-all` (also read by ``ObjectFloor``'s SQLite lines).
+    static let rawFetchAllSQL = "SELECT pk, \(BenchmarkModel.messageText), \(BenchmarkModel.messageSentAt), \(BenchmarkModel.messageChat) FROM \(BenchmarkModel.messageTable) ORDER BY pk"
+
+    /// The raw side of `fetch-all` (also the raw side of ``ObjectFloor``'s SQLite lines).
+    static func rawFetchAll(_ db: RawDB) throws -> Tally {
+        let statement = try db.prepare(rawFetchAllSQL)
+        var messages: [RawMessage] = []
+        while try statement.step() {
+            messages.append(RawMessage(pk: statement.int64(0), text: statement.text(1), sentAt: statement.double(2), chat: statement.int64(3)))
+        }
+        var tally = Tally()
+        for message in messages { tally.add(UInt64(message.text.utf8.count) &+ message.sentAt.bitPattern) }
+        return tally
     }
 
     static let chatMessages = Workload(
