@@ -348,7 +348,9 @@ enum DeleteRuleScenarios {
         ConformanceScenario("deleteRules.noAction.toOneLeavesDanglingInverse") { env in
             // Core Data's "no action": the destination is left alone and its inverse keeps
             // pointing at the deleted object. In the store that is a reference to a row that
-            // no longer exists; following it is a typed objectNotFound error, never a crash.
+            // no longer exists; following it gives a deleted object with empty values (as
+            // Core Data's shouldDeleteInaccessibleFaults does by default) or, with that setting
+            // off, a typed objectNotFound error — never a crash.
             let context = env.newContext()
             let ownerID = try context.performAndWait {
                 let owner = try makeObject(context, "Owner", "o")
@@ -371,8 +373,14 @@ enum DeleteRuleScenarios {
                 let item = try fetchOne(fresh, "Item", "i")
                 let dangling = try toOne(item, "noActionOneOwner")
                 try checkEqual(dangling?.objectID, ownerID, "after reopen the inverse names the deleted row")
+                fresh.shouldDeleteInaccessibleFaults = false
                 let error = try checkThrows(ObjectGraphError.self, "firing the dangling reference") { _ = try dangling?.value(forKey: "name") }
                 try checkEqual(error.code, .objectNotFound, "code")
+                fresh.shouldDeleteInaccessibleFaults = true
+                try check(try dangling?.value(forKey: "name") == nil, "by default the dangling reference reads empty")
+                try check(dangling?.isDeleted == true && fresh.deletedObjects.count == 1, "and is a deleted object of the context")
+                try fresh.save()
+                try check(!fresh.hasChanges && !item.isUpdated, "the save discards it and leaves the item alone")
                 try checkThrows(ObjectGraphError.self, "existingObject for the deleted owner") { _ = try fresh.existingObject(with: ownerID) }
             }
         },

@@ -23,6 +23,21 @@ extension ManagedObjectContext {
         set { onQueue { mergePolicyStorage = newValue } }
     }
 
+    /// What reading an *inaccessible fault* does — an object whose record is gone from the
+    /// store (deleted by another context or process after this one got the object): `true`
+    /// (the default, as in Core Data) turns it into a deleted object of this context, whose
+    /// attributes read as `nil` (a non-optional typed attribute as its type's empty value:
+    /// `0`, `""`, `false`, the reference date, empty data, the all-zero UUID), whose
+    /// relationships are empty, which is in ``deletedObjects``, exempt from validation, and
+    /// which the next save or ``reset()`` discards (the save stores nothing for it); `false`
+    /// makes the read fail with ``ObjectGraphError/Code/objectNotFound`` (throwing APIs throw
+    /// it, typed accessors stop the process with it). ``existingObject(with:)`` throws for a
+    /// missing record either way.
+    public var shouldDeleteInaccessibleFaults: Bool {
+        get { onQueue { shouldDeleteInaccessibleFaultsStorage } }
+        set { onQueue { shouldDeleteInaccessibleFaultsStorage = newValue } }
+    }
+
     /// The undo history: a ``ContextUndoStack`` by default for main-queue contexts, `nil` (no
     /// undo, no recording cost) for private-queue ones. The stack itself is not `Sendable`:
     /// use it on the context's queue.

@@ -32,8 +32,9 @@ extension ManagedObjectContext {
     /// - Deleted objects leave the context: their unsaved changes here are dropped, references
     ///   to them from other objects are cleared, and touching one afterwards throws
     ///   ``ObjectGraphError/Code/objectInaccessible`` (typed accessors stop with that message)
-    ///   — never a crash inside the framework. A fault for such an ID throws
-    ///   ``ObjectGraphError/Code/objectNotFound`` when it fires.
+    ///   — never a crash inside the framework. A fault for such an ID, fired, becomes a
+    ///   deleted object with empty values (or fails with ``ObjectGraphError/Code/objectNotFound``:
+    ///   see ``shouldDeleteInaccessibleFaults``).
     /// - Inserted objects need nothing: fetches find them in the store.
     ///
     /// Afterwards ``Foundation/Notification/Name/objectGraphObjectsDidChange`` lists the

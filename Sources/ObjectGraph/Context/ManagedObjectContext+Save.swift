@@ -230,6 +230,8 @@ extension ManagedObjectContext {
             try appendToManyChanges(of: object, to: &changes)
         }
         deleted.forEachUnretained { object in
+            // An inaccessible fault the context deleted has no record: nothing to store.
+            guard !object.isVanishedStorage else { return }
             changes.deleted.append(RowDeletion(objectID: object.objectID, expectedVersion: object.committedVersion))
         }
         return changes

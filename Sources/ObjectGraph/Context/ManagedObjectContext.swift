@@ -86,6 +86,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var retainsRegisteredObjectsStorage = false
     /// See ``mergePolicy``.
     @exclusivity(unchecked) var mergePolicyStorage: MergePolicy = .error
+    /// See ``shouldDeleteInaccessibleFaults``.
+    @exclusivity(unchecked) var shouldDeleteInaccessibleFaultsStorage = true
     /// The unsaved objects the running save merged into others to resolve uniqueness
     /// conflicts, each with the object it was merged into (see ManagedObjectContext+Uniqueness);
     /// reported in the save's ``ContextDidSave/mergedIDs``.
@@ -202,7 +204,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object for `id` in this context: the registered one if there is one (uniquing), else
     /// a new fault. Does not check that the record exists; touching a fault for a missing
-    /// record throws or stops with ``ObjectGraphError/Code/objectNotFound``.
+    /// record makes it a deleted object with empty values, or, with
+    /// ``shouldDeleteInaccessibleFaults`` off, throws or stops with
+    /// ``ObjectGraphError/Code/objectNotFound``.
     public func object(with id: ObjectID) -> ManagedObject {
         requireQueue("object(with: \(id))")
         return registeredOrFault(id)

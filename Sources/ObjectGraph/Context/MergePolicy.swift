@@ -10,7 +10,9 @@
 /// - an object the context **updated** whose record was **deleted** by the other save: the
 ///   deletion wins under every policy but ``error``; the context's changes to it are dropped,
 ///   references to it from the context's other changes are cleared, and the object becomes
-///   inaccessible (``ObjectGraphError/Code/objectNotFound`` when its fault fires);
+///   inaccessible (when its fault fires it becomes a deleted object with empty values, or
+///   fails with ``ObjectGraphError/Code/objectNotFound``: see
+///   ``ManagedObjectContext/shouldDeleteInaccessibleFaults``);
 /// - an object the context **deleted** that the other save **changed**: the delete wins, and its
 ///   delete rules are applied again to what the store holds now (so a message added to a chat
 ///   by the other save is cascaded too, never left pointing at a deleted chat); an object only a

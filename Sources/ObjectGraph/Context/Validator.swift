@@ -237,6 +237,8 @@ struct Validator {
     }
 
     private mutating func validateDeny(_ object: ManagedObject) throws {
+        // An inaccessible fault the context deleted is exempt: it has no record to keep.
+        guard !object.isVanishedStorage else { return }
         for relationship in object.entity.deletePlan.denying {
             let blocking = try context.destinations(of: object, relationship).filter { !$0.isDeletedStorage }
             if !blocking.isEmpty {

@@ -58,6 +58,9 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
     static func unrepresentable(_ stored: AttributeValue, of attribute: AttributeDescription, in object: ManagedObject) -> Value {
         // A key-path probe's prototype, of a type its placeholder does not fit.
         if let placeholder = KeyPathProbe.fallback(Value.self, for: object) { return placeholder }
+        // An inaccessible fault the context deleted holds nil everywhere; a non-optional type
+        // reads its empty value (see ManagedObjectContext.shouldDeleteInaccessibleFaults).
+        if object.isVanishedStorage, let empty = KeyPathProbe.emptyValue(Value.self, of: attribute) { return empty }
         ManagedObject.trap("\(object.entity.name).\(attribute.name) holds a \(stored.kindName) value (\(attribute.type.rawValue) attribute), which @Attribute var \(attribute.name): \(Value.self) cannot represent")
     }
 }
@@ -116,7 +119,7 @@ extension ManagedObject {
         // touching the context. A main-queue context used directly on the main queue takes the
         // full path below.
         if !isFaultStorage && isHeldByCurrentThread { return attributeValues[attribute.slot] }
-        let inContext: Void? = withContext("reading", attribute.name) { try $0.fulfillFaultIfNeeded(self) }
+        let inContext: Void? = withContext("reading", attribute.name) { try $0.fulfillFaultForAccess(self) }
         if inContext == nil && isFaultStorage {
             // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
             if let placeholder = KeyPathProbe.recordAttribute(attribute, of: self) { return placeholder }

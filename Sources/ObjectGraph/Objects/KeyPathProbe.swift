@@ -112,6 +112,14 @@ final class KeyPathProbe: @unchecked Sendable {
         return value
     }
 
+    /// The value a non-optional `Value` reads from `attribute` on an inaccessible fault its
+    /// context deleted: the type's empty value, the attribute's default, or one made up from
+    /// empty values; `nil` when none fits.
+    static func emptyValue<Value: AttributeValueConvertible>(_ type: Value.Type, of attribute: AttributeDescription) -> Value? {
+        let candidates = [attribute.type.emptyValue, attribute.defaultValue].compactMap { $0 }
+        return candidates.lazy.compactMap { Value.fromAttributeValue($0) }.first ?? madeUp(Value.self)
+    }
+
     /// A value of `Value` made without a stored one: an enumeration's first case, or one decoded
     /// from empty values; `nil` when neither works.
     private static func madeUp<Value>(_ type: Value.Type) -> Value? {

@@ -56,7 +56,7 @@ extension ManagedObject {
     /// empty for an object never saved.
     public func committedValues(forKeys keys: [String]? = nil) throws -> [String: Any?] {
         let context = try requireContext("committedValues(forKeys:)")
-        try context.fulfillFaultIfNeeded(self)
+        try context.fulfillFaultForAccess(self)
         guard let committed = committedSnapshot else { return [:] }
         var result: [String: Any?] = [:]
         let wanted = keys ?? (entity.attributes.map(\.name) + entity.toOneRelationships.map(\.name))

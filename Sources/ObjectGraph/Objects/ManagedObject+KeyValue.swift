@@ -26,14 +26,14 @@ extension ManagedObject {
         let context = try requireContext(key)
         switch try property(key) {
         case .attribute(let attribute):
-            try context.fulfillFaultIfNeeded(self)
+            try context.fulfillFaultForAccess(self)
             return try attribute.userValue(attributeValues[attribute.slot])
         case .relationship(let relationship):
             if relationship.isToMany {
                 let members = try relatedObjects(relationship, context: context)
                 return relationship.isOrdered ? OrderedSet(members) as Any : Set(members) as Any
             }
-            try context.fulfillFaultIfNeeded(self)
+            try context.fulfillFaultForAccess(self)
             return toOneValues[relationship.slot].map(context.reachedObject)
         }
     }

@@ -26,7 +26,7 @@ extension ManagedObject {
         let context = try requireContext(key)
         let relationship = try relationship(named: key)
         if !relationship.isToMany {
-            try context.fulfillFaultIfNeeded(self)
+            try context.fulfillFaultForAccess(self)
             return toOneValues[relationship.slot].map { [$0] } ?? []
         }
         if let members = toManyStates[relationship.slot].members { return Array(members) }

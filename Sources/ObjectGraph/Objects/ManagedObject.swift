@@ -118,6 +118,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         static let willSaveCalled = StateBits(rawValue: 32)
         /// Deleted by a cascade rule, not by `delete(_:)` (read only while deleted).
         static let cascaded = StateBits(rawValue: 64)
+        /// An inaccessible fault the context turned into a deleted object with empty values
+        /// (``ManagedObjectContext/shouldDeleteInaccessibleFaults``): its save stores nothing.
+        static let vanished = StateBits(rawValue: 128)
     }
     final var isFaultStorage: Bool { get { state.contains(.fault) } set { state.update(.fault, newValue) } }
     final var isInsertedStorage: Bool { get { state.contains(.inserted) } set { state.update(.inserted, newValue) } }
@@ -126,6 +129,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var isInaccessibleStorage: Bool { get { state.contains(.inaccessible) } set { state.update(.inaccessible, newValue) } }
     final var isWillSaveCalledStorage: Bool { get { state.contains(.willSaveCalled) } set { state.update(.willSaveCalled, newValue) } }
     final var isDeletedByCascadeStorage: Bool { get { state.contains(.cascaded) } set { state.update(.cascaded, newValue) } }
+    final var isVanishedStorage: Bool { get { state.contains(.vanished) } set { state.update(.vanished, newValue) } }
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
@@ -380,6 +384,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Turns the object back into a fault, dropping values and changes.
     func turnIntoFault() {
+        isVanishedStorage = false
         attributeValues = []
         toOneValues = []
         toManyStates = entity.faultToManyStates

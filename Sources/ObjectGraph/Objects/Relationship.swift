@@ -311,7 +311,7 @@ extension ManagedObject {
     /// The destination of a to-one relationship for typed accessors.
     func readToOne(_ relationship: RelationshipDescription) -> ManagedObject? {
         let destination: ManagedObject?? = withContext("reading", relationship.name) { context in
-            try context.fulfillFaultIfNeeded(self)
+            try context.fulfillFaultForAccess(self)
             return toOneValues[relationship.slot].map(context.reachedObject)
         }
         if let destination { return destination }
@@ -323,7 +323,7 @@ extension ManagedObject {
     func readRelationship(_ relationship: RelationshipDescription) -> [ManagedObject] {
         let destinations = withContext("reading", relationship.name) { context in
             if relationship.isToMany { return try relatedObjects(relationship, context: context) }
-            try context.fulfillFaultIfNeeded(self)
+            try context.fulfillFaultForAccess(self)
             return toOneValues[relationship.slot].map { [context.reachedObject($0)] } ?? []
         }
         if let destinations { return destinations }
