@@ -36,6 +36,8 @@ extension ManagedObjectContext {
         let unregistered = registry.isEmpty
         if unregistered { registry.reserveUnindexed(count) } else { registry.reserveCapacity(registry.count + count) }
         var faults: [ManagedObject] = []
+        // Objects the fetch found already loaded, for `shouldRefreshRefetchedObjects`.
+        var refetched: [ManagedObject] = []
         do {
             sweepThreshold = .max
             defer { sweepThreshold = threshold }
@@ -62,6 +64,8 @@ extension ManagedObjectContext {
                             object.install(consume snapshot)
                         }
                         object.awakeFromFetch()
+                    } else if request.shouldRefreshRefetchedObjects {
+                        refetched.append(object)
                     }
                     guard object is T else { throw Self.wrongClass(object, T.self, entity) }
                     objects.append(consume object)
@@ -69,13 +73,18 @@ extension ManagedObjectContext {
             } else {
                 for id in ids {
                     let object = unregistered ? unindexedFault(id) : registeredOrFault(id)
-                    if object.isFaultStorage && !request.returnsObjectsAsFaults { faults.append(object) }
+                    if object.isFaultStorage {
+                        if !request.returnsObjectsAsFaults { faults.append(object) }
+                    } else if request.shouldRefreshRefetchedObjects {
+                        refetched.append(object)
+                    }
                     guard object is T else { throw Self.wrongClass(object, T.self, entity) }
                     objects.append(consume object)
                 }
             }
         }
         if !faults.isEmpty { try fulfillFaults(faults) }
+        if !refetched.isEmpty { try refreshRefetched(refetched) }
         if request.fetchBatchSize > 0 && request.returnsObjectsAsFaults {
             // Core Data's batch faulting: touching one object loads its whole batch.
             var start = 0

@@ -23,7 +23,7 @@ extension ManagedObjectContext {
         guard object.belongs(to: self), !object.isInsertedStorage else { return }
         coordinator.rowCache.remove(object.objectID)
         if mergeChanges && object.hasChanges {
-            reloadKeepingChanges([object])
+            try? reloadKeepingChanges([object])
         } else {
             discardChangesAndFault(object)
         }
@@ -43,7 +43,18 @@ extension ManagedObjectContext {
         for object in objects {
             if object.hasChanges { changed.append(object) } else { discardChangesAndFault(object) }
         }
-        reloadKeepingChanges(changed)
+        try? reloadKeepingChanges(changed)
+    }
+
+    /// A fetch's `shouldRefreshRefetchedObjects`: the objects it returned that were already
+    /// loaded here (pending inserts and deletions aside) take the stored rows under their
+    /// unsaved changes. Their cached rows are dropped first, so the rows are the store's now,
+    /// not what the row cache kept from before.
+    func refreshRefetched(_ objects: [ManagedObject]) throws {
+        let stored = objects.filter { !$0.isInsertedStorage && !$0.isDeletedStorage && !$0.objectID.isTemporary }
+        guard !stored.isEmpty else { return }
+        coordinator.rowCache.remove(stored.map(\.objectID))
+        try reloadKeepingChanges(stored, throwing: true)
     }
 
     /// Installs the stored rows of `objects` under their unsaved changes, in one read. An
@@ -52,9 +63,16 @@ extension ManagedObjectContext {
     /// deleted here, as a merge leaves it: its delete rules ran on the members it held then,
     /// and taking the stored version as read let the save pass over a member another context
     /// added since (stored naming the deleted row) instead of reporting the conflict.
-    private func reloadKeepingChanges(_ objects: [ManagedObject]) {
+    /// `throwing`: a failed read throws (a fetch's refresh); otherwise it leaves the objects as
+    /// they are (a refresh, which cannot throw).
+    private func reloadKeepingChanges(_ objects: [ManagedObject], throwing: Bool = false) throws {
         let loaded = objects.filter { !$0.isFaultStorage && !$0.isDeletedStorage }
-        guard !loaded.isEmpty, let rows = try? coordinator.snapshots(for: loaded.map(\.objectID)) else { return }
+        guard !loaded.isEmpty else { return }
+        let rows: [RowSnapshot]
+        do { rows = try coordinator.snapshots(for: loaded.map(\.objectID)) } catch {
+            if throwing { throw error }
+            return
+        }
         statisticsStorage.storeRoundTrips += 1
         var fresh: [ObjectID: RowSnapshot] = [:]
         fresh.reserveCapacity(rows.count)

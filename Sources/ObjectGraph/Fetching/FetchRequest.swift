@@ -37,6 +37,12 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var returnsObjectsAsFaults = true
     /// Whether the context's unsaved inserts, changes and deletes are reflected.
     public var includesPendingChanges = true
+    /// Whether objects the fetch returns that were already loaded in the context take the
+    /// values the store holds now (Core Data's `shouldRefreshRefetchedObjects`), as
+    /// ``ManagedObjectContext/refresh(_:mergeChanges:)`` with `mergeChanges: true` does: their
+    /// unsaved changes stay on top, and loaded to-many relationships are read again when next
+    /// touched. `false` (the default) leaves such objects as they are, as Core Data does.
+    public var shouldRefreshRefetchedObjects = false
     /// Relationship key paths whose destinations are loaded along with the results.
     public var relationshipKeyPathsForPrefetching: [String] {
         get { extras?.values.relationshipKeyPathsForPrefetching ?? [] }

@@ -1,0 +1,65 @@
+import Foundation
+import ObjectGraph
+
+/// `shouldRefreshRefetchedObjects`: a fetch returning objects this context already loaded
+/// leaves their values alone by default, as Core Data does, and with the option gives them the
+/// stored values under their unsaved changes.
+extension FetchScenarios {
+    static let refetch: [ConformanceScenario] = [
+        ConformanceScenario("fetch.shouldRefreshRefetchedObjects") { env in
+            let setup = env.newContext()
+            let (adaID, bobID) = try setup.performAndWait {
+                let ada = Student(context: setup); ada.name = "Ada"; ada.age = 30
+                let bob = Student(context: setup); bob.name = "Bob"; bob.age = 41
+                try setup.save()
+                return (ada.objectID, bob.objectID)
+            }
+            let context = env.newContext()
+            let (ada, bob) = try context.performAndWait {
+                var request = FetchRequest<Student>(sortKeys: [SortKey("name")])
+                request.returnsObjectsAsFaults = false
+                let students = try context.fetch(request)
+                students[1].age = 50  // Bob: an unsaved change
+                return (students[0], students[1])
+            }
+            try rename(env, [adaID: "Ann", bobID: "Robert"])
+            try context.performAndWait {
+                var request = FetchRequest<Student>(sortKeys: [SortKey("age")])
+                request.returnsObjectsAsFaults = false
+                _ = try context.fetch(request)
+                try checkEqual([ada.name, bob.name], ["Ada", "Bob"], "by default a refetch leaves loaded objects alone")
+                request.shouldRefreshRefetchedObjects = true
+                let refreshed = try context.fetch(request)
+                try check(refreshed.count == 2 && refreshed[0] === ada && refreshed[1] === bob, "the same objects, in order")
+                try checkEqual([ada.name, bob.name], ["Ann", "Robert"], "with the option they take the stored values")
+                try checkEqual(bob.age, 50, "unsaved changes stay on top")
+                try check(bob.isUpdated && !ada.isUpdated && !ada.hasChanges, "change flags as before")
+            }
+            try rename(env, [adaID: "Anna"])
+            try context.performAndWait {
+                var request = FetchRequest<Student>(predicate: .key("age") == 30)
+                request.shouldRefreshRefetchedObjects = true  // faults requested: IDs only
+                let found = try context.fetch(request)
+                try check(found.count == 1 && found[0] === ada, "Ada found")
+                try checkEqual(ada.name, "Anna", "refreshed when the fetch returns faults too")
+                // The refreshed read versions are the stored ones: the save conflicts with nothing.
+                try context.save()
+            }
+            let reader = env.newContext()
+            try reader.performAndWait {
+                let stored = try reader.existingObject(with: bobID) as! Student
+                try checkEqual(stored.name, "Robert", "the other context's change kept")
+                try checkEqual(stored.age, 50, "this context's change saved")
+            }
+        },
+    ]
+
+    /// Renames the students `names` names through a context of its own, and saves.
+    private static func rename(_ env: ScenarioEnvironment, _ names: [ObjectID: String]) throws {
+        let other = env.newContext()
+        try other.performAndWait {
+            for (id, name) in names { (try other.existingObject(with: id) as! Student).name = name }
+            try other.save()
+        }
+    }
+}
