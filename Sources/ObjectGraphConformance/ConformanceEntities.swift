@@ -148,6 +148,9 @@ public final class Probe: ManagedObject {
     @Attribute public var name: String
     /// How many saves included this object (bumped by `willSave`).
     @Attribute public var saves: Int32
+    /// Transient, set by `awakeFromFetch` from the name (a cache set up where Core Data
+    /// records no change).
+    @Attribute public var greeting: String?
     /// Hook names, in the order they were called on this instance.
     public private(set) var hooks: [String] = []
     /// Extra work for ``willSave()``, after the hook is recorded (a scenario's own side effects).
@@ -160,8 +163,11 @@ public final class Probe: ManagedObject {
         hooks.append("awakeFromInsert")
         name = "fresh"
     }
-    /// Records the hook.
-    public override func awakeFromFetch() { hooks.append("awakeFromFetch") }
+    /// Records the hook and sets ``greeting``.
+    public override func awakeFromFetch() {
+        hooks.append("awakeFromFetch")
+        greeting = "hello \(name)"
+    }
     /// Records the hook and counts the save (not for a deleted object).
     public override func willSave() {
         hooks.append("willSave")

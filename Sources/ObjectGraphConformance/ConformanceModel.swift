@@ -161,6 +161,7 @@ public enum ConformanceModel {
             m.entity("Probe", as: Probe.self) { e in
                 e.attribute("name", .string)
                 e.attribute("saves", .integer32, default: 0)
+                e.attribute("greeting", .string, optional: true, transient: true)
             }
         }
     }

@@ -44,6 +44,9 @@ extension ContextScenarios {
                 try check(probe.isFault && probe.hooks.isEmpty, "a fault has not been awoken")
                 _ = probe.name
                 try checkEqual(probe.hooks, ["awakeFromFetch"], "firing the fault awakes it")
+                // As in Core Data, attributes set in awakeFromFetch record no change.
+                try checkEqual(probe.greeting, "hello fresh", "awakeFromFetch set the transient")
+                try check(!probe.isUpdated && !context.hasChanges && probe.changedValues().isEmpty, "and left the object unchanged")
                 _ = probe.saves
                 try checkEqual(probe.hooks, ["awakeFromFetch"], "once")
                 context.refresh(probe, mergeChanges: false)

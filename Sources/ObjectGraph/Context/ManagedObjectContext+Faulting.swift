@@ -37,7 +37,17 @@ extension ManagedObjectContext {
         }
         statisticsStorage.faultsFired += 1
         object.install(consume row)
+        awake(object)
+    }
+
+    /// Calls `object`'s ``ManagedObject/awakeFromFetch()`` with change tracking suspended, as
+    /// Core Data does around it: attributes set there (transients, caches) do not make the
+    /// object or the context changed.
+    @inline(__always)
+    func awake(_ object: ManagedObject) {
+        awakingFromFetch += 1
         object.awakeFromFetch()
+        awakingFromFetch -= 1
     }
 
     /// Fires many faults in one round trip (used by batches, prefetching and sorting).
@@ -51,7 +61,7 @@ extension ManagedObjectContext {
                 statisticsStorage.rowCacheHits += 1
                 statisticsStorage.faultsFired += 1
                 object.install(cached)
-                object.awakeFromFetch()
+                awake(object)
             } else if byID[object.objectID] == nil {
                 missing.append(object.objectID)
                 byID[object.objectID] = object
@@ -63,7 +73,7 @@ extension ManagedObjectContext {
             guard let object = byID[snapshot.objectID], object.isFaultStorage else { continue }
             statisticsStorage.faultsFired += 1
             object.install(consume snapshot)
-            object.awakeFromFetch()
+            awake(object)
         }
     }
 

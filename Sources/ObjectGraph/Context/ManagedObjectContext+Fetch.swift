@@ -63,7 +63,7 @@ extension ManagedObjectContext {
                             swap(&snapshot, &rows[position])
                             object.install(consume snapshot)
                         }
-                        object.awakeFromFetch()
+                        awake(object)
                     } else if request.shouldRefreshRefetchedObjects {
                         refetched.append(object)
                     }

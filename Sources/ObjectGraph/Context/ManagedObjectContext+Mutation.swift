@@ -24,6 +24,14 @@ extension ManagedObjectContext {
         }
         // Identical, not equal: a canonically equivalent string or -0.0 for 0.0 is a change.
         guard !object.attributeValues[attribute.slot].isIdentical(to: checked) else { return }
+        if awakingFromFetch > 0 {
+            // Inside awakeFromFetch(), as in Core Data: the value is set without recording a
+            // change, so establishing transients and caches there leaves the object clean.
+            // (The committed row is kept apart, so a later save of the object still compares
+            // against what the store holds.)
+            object.attributeValues[attribute.slot] = checked
+            return
+        }
         noteUndoableChange(object)
         object.attributeValues[attribute.slot] = checked
         object.changedAttributeSlots.insert(attribute.slot)

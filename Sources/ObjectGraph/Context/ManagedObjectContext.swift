@@ -86,6 +86,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var retainsRegisteredObjectsStorage = false
     /// See ``mergePolicy``.
     @exclusivity(unchecked) var mergePolicyStorage: MergePolicy = .error
+    /// Nonzero while an object's ``ManagedObject/awakeFromFetch()`` runs: attribute setters
+    /// then record no change (see ``awake(_:)``).
+    @exclusivity(unchecked) var awakingFromFetch = 0
     /// See ``shouldDeleteInaccessibleFaults``.
     @exclusivity(unchecked) var shouldDeleteInaccessibleFaultsStorage = true
     /// The unsaved objects the running save merged into others to resolve uniqueness

@@ -212,7 +212,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Called once when the object is first inserted into a context.
     open func awakeFromInsert() {}
-    /// Called when a fault's values are loaded from the store.
+    /// Called when a fault's values are loaded from the store. As in Core Data, the context
+    /// records no change for attributes set here, so transient values and caches can be set
+    /// up without making the object (or its context) changed; relationships set here are
+    /// recorded as usual.
     open func awakeFromFetch() {}
     /// Called before the object's changes are saved; changes made here are saved too.
     open func willSave() {}
