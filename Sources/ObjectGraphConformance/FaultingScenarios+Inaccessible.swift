@@ -130,6 +130,29 @@ extension FaultingScenarios {
                 try check(!context.hasChanges, "the save discards her")
             }
         },
+        ConformanceScenario("faulting.inaccessible.inAChildContext") { env in
+            // The child reads through its parent: a record gone from the store is inaccessible
+            // there too. The child's save hands the parent nothing for it.
+            let (adaID, _) = try seedAdaAndBob(env)
+            let parent = env.newContext()
+            let child = parent.newChildContext(name: "child")
+            let ada = child.performAndWait { child.object(with: adaID) as! Student }
+            try deleteElsewhere(env, adaID)
+            try child.performAndWait {
+                try checkEqual(ada.name, "", "the child reads it empty")
+                try check(ada.isDeleted && child.hasChanges, "deleted in the child")
+                try child.save()
+                try check(!child.hasChanges, "the child's save discarded it")
+            }
+            try parent.performAndWait {
+                try check(!parent.hasChanges, "the parent got nothing to store")
+                try parent.save()
+            }
+            let reader = env.newContext()
+            try reader.performAndWait {
+                try checkEqual(try reader.fetch(FetchRequest<Student>()).map(\.name), ["Bob"], "the store is as the other context left it")
+            }
+        },
     ]
 
     /// Stores Ada (30) and Bob (41); their IDs.
