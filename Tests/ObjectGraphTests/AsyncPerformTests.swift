@@ -23,4 +23,27 @@ struct AsyncPerformTests {
         }
         #expect(posted.withLock { $0 }, "perform returned before its block's objects-did-change was posted")
     }
+
+    @Test("the container's background tasks run on a private context of their own and save")
+    func backgroundTasks() async throws {
+        let container = try KeeperPetFixture.container()
+        let (name, wasOnQueue) = try await container.performBackgroundTask { context in
+            let keeper = try context.insert(Keeper.self)
+            keeper.name = "from a task"
+            try context.save()
+            return (context.name, context.ownsQueue())
+        }
+        #expect(name == "backgroundTask" && wasOnQueue, "the block ran on its context's queue")
+        let done = DispatchSemaphore(value: 0)
+        container.enqueueBackgroundTask { context in
+            defer { done.signal() }
+            let keeper = try? context.insert(Keeper.self)
+            keeper?.name = "enqueued"
+            try? context.save()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "the enqueued task ran")
+        let reader = container.newBackgroundContext(name: "reader")
+        let stored = try reader.performAndWait { try reader.fetch(FetchRequest<Keeper>()).compactMap(\.name).sorted() }
+        #expect(stored == ["enqueued", "from a task"], "both tasks' saves reached the store")
+    }
 }

@@ -31,6 +31,23 @@ public final class PersistentContainer: Sendable {
         ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator, name: name)
     }
 
+    /// Runs `body` on a new private-queue context and returns its result once the block has
+    /// ended (Core Data's `async` `performBackgroundTask`). The context lives as long as the
+    /// block; save in it to keep its changes.
+    public func performBackgroundTask<T: Sendable>(_ body: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
+        let context = newBackgroundContext(name: "backgroundTask")
+        return try await context.perform { try body(context) }
+    }
+
+    /// Schedules `body` on a new private-queue context and returns at once (Core Data's
+    /// fire-and-forget `performBackgroundTask(_:)`); use ``performBackgroundTask(_:)`` to wait
+    /// for a result. (Distinct names, as ``ManagedObjectContext/enqueue(_:)`` and
+    /// ``ManagedObjectContext/perform(_:)`` have, so that `await` never silently picks this one.)
+    public func enqueueBackgroundTask(_ body: @escaping @Sendable (ManagedObjectContext) -> Void) {
+        let context = newBackgroundContext(name: "backgroundTask")
+        context.enqueue { body(context) }
+    }
+
     /// Closes every store; contexts of this container must not be used afterwards.
     public func close() {
         for store in coordinator.persistentStores { coordinator.removePersistentStore(store) }
