@@ -54,6 +54,9 @@ extension ManagedObjectContext {
     /// `cachingRows: false` keeps the loaded rows out of the coordinator's row cache (cached
     /// rows are still used).
     func fulfillFaults(_ objects: [ManagedObject], cachingRows: Bool = true) throws {
+        // Change tracking is suspended for every awakeFromFetch below at once (see awake(_:)).
+        awakingFromFetch += 1
+        defer { awakingFromFetch -= 1 }
         var missing: [ObjectID] = []
         var byID: [ObjectID: ManagedObject] = [:]
         for object in objects where object.isFaultStorage && !object.objectID.isTemporary {
@@ -61,7 +64,7 @@ extension ManagedObjectContext {
                 statisticsStorage.rowCacheHits += 1
                 statisticsStorage.faultsFired += 1
                 object.install(cached)
-                awake(object)
+                object.awakeFromFetch()
             } else if byID[object.objectID] == nil {
                 missing.append(object.objectID)
                 byID[object.objectID] = object
@@ -73,7 +76,7 @@ extension ManagedObjectContext {
             guard let object = byID[snapshot.objectID], object.isFaultStorage else { continue }
             statisticsStorage.faultsFired += 1
             object.install(consume snapshot)
-            awake(object)
+            object.awakeFromFetch()
         }
     }
 

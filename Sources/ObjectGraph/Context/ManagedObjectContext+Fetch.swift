@@ -51,6 +51,10 @@ extension ManagedObjectContext {
                 // the shared array would first copy all of it (2% of fetching each chat's
                 // messages, perf).
                 let shared = answer.rowsAreShared
+                // Change tracking is suspended for the loop's awakeFromFetch calls (see
+                // awake(_:)) once, not per object: nothing else in the loop sets values.
+                awakingFromFetch += 1
+                defer { awakingFromFetch -= 1 }
                 for position in rows.indices {
                     let id = rows[position].objectID
                     let object = unregistered ? unindexedFault(id) : registeredOrFault(id)
@@ -63,7 +67,7 @@ extension ManagedObjectContext {
                             swap(&snapshot, &rows[position])
                             object.install(consume snapshot)
                         }
-                        awake(object)
+                        object.awakeFromFetch()
                     } else if request.shouldRefreshRefetchedObjects {
                         refetched.append(object)
                     }
