@@ -92,6 +92,7 @@ struct Validator {
                 add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
             }
         }
+        validateReferences(of: object)
         for relationship in entity.validationPlan.countedToManys {
             // A fault with no recorded change still holds what the store validated before.
             if object.toManyStates[relationship.slot].isFault && !object.toManyStates[relationship.slot].hasChanges && !object.isInsertedStorage { continue }
