@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Showing what the store holds now: Core Data's `refresh(_:mergeChanges:)` and
 /// `refreshAllObjects()`.
 ///
@@ -9,8 +11,9 @@ extension ManagedObjectContext {
     /// Turns `object` back into a fault, or with `mergeChanges`, reloads what the store holds
     /// while keeping the object's own unsaved changes on top.
     ///
-    /// Without `mergeChanges`, the object's unsaved changes are dropped and, if it held values,
-    /// it is turned into a fault between ``ManagedObject/willTurnIntoFault()`` and
+    /// Without `mergeChanges`, the object's unsaved changes are dropped (but for many-to-many
+    /// membership changes its partners record too, which are one change with theirs: see
+    /// `pairedMembershipChanges(of:)`) and, if it held values, it is turned into a fault between ``ManagedObject/willTurnIntoFault()`` and
     /// ``ManagedObject/didTurnIntoFault()`` (a deleted object stays deleted). With
     /// `mergeChanges`, an object without changes is turned into a fault the same way; one with
     /// changes takes the stored values of the properties it did not change, and its read
@@ -101,6 +104,38 @@ extension ManagedObjectContext {
             statisticsStorage.storeRoundTrips += 1
             stack.rebase(object, onto: fresh)
         }
+        let kept = pairedMembershipChanges(of: object)
         object.turnIntoFaultCallingHooks()
+        guard !kept.isEmpty else { return }
+        for (slot, state) in kept { object.toManyStates[slot] = state }
+        markUpdated(object)
+    }
+
+    /// The many-to-many membership changes of `object` that its partners record too, as fault
+    /// states by slot: a refresh without merging keeps them.
+    ///
+    /// A many-to-many is one relationship seen from two objects, and each side's change is
+    /// stored (each direction has its join rows). Dropped from the refreshed side only, the
+    /// save stored the partner's half of the pair: `student.subjects` held Math while
+    /// `math.students` lacked the student, on every store. Core Data stores the pair once, so
+    /// there the partner's change keeps the membership; kept on both sides here, it does too
+    /// (so refreshing both sides keeps it as well). A change the partner no longer records
+    /// (a merge policy resolved its conflict with the stored members) is dropped.
+    private func pairedMembershipChanges(of object: ManagedObject) -> [(slot: Int, state: ToManyState)] {
+        guard !object.toManyStates.isEmpty else { return [] }
+        var kept: [(slot: Int, state: ToManyState)] = []
+        for relationship in object.entity.toManyRelationships where relationship.inverseIsToMany && !relationship.isTransient {
+            let state = object.toManyStates[relationship.slot]
+            guard state.hasChanges, let inverseSlot = relationship.inverseSlot else { continue }
+            func partnerRecords(_ id: ObjectID, _ records: (ToManyState) -> Bool) -> Bool {
+                guard let partner = registeredLive(id), partner.belongs(to: self), inverseSlot < partner.toManyStates.count else { return false }
+                return records(partner.toManyStates[inverseSlot])
+            }
+            let added = state.added.filter { partnerRecords($0) { $0.added.contains(object.objectID) } }
+            let removed = state.removed.filter { partnerRecords($0) { $0.removed.contains(object.objectID) } }
+            guard !added.isEmpty || !removed.isEmpty else { continue }
+            kept.append((relationship.slot, .fault(recordingAdded: OrderedSet(added), removed: removed)))
+        }
+        return kept
     }
 }

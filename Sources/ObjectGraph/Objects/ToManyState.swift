@@ -278,6 +278,15 @@ struct ToManyState {
         return state
     }
 
+    /// A fault recording `added` and `removed` as its changes, as one whose members were
+    /// changed through an inverse while it was a fault.
+    static func fault(recordingAdded added: OrderedSet<ObjectID>, removed: Set<ObjectID>) -> ToManyState {
+        var state = ToManyState.fault
+        state.recordedAdded = added
+        state.removed = removed
+        return state
+    }
+
     /// An inserted object's relationship holding `members`, all of them additions.
     static func inserted(holding members: OrderedSet<ObjectID>) -> ToManyState {
         ToManyState(members: members, addedMirrorsMembers: true)

@@ -1,0 +1,52 @@
+import Foundation
+import ObjectGraph
+
+/// `refresh(_:mergeChanges: false)` of one side of a many-to-many whose membership changed.
+/// The pair is one relationship: Core Data stores it once, so the partner's unsaved change
+/// keeps it. ObjectGraph stores each direction, and dropping the refreshed side's half made
+/// the save store the other half only: `student.subjects` held Math while `math.students`
+/// lacked the student after a reload, on every store (an audit). Both sides must agree.
+extension RelationshipScenarios {
+    static let refreshedPairs: [ConformanceScenario] = [
+        ConformanceScenario("relationships.manyToMany.refreshingOneSideKeepsBothHalvesOfTheChange") { env in
+            // Seeded: the student takes Art. Unsaved: Math added, Art removed; then each
+            // change's other side is refreshed without merging.
+            for refreshed in ["subject", "student"] {
+                let (studentID, mathID) = try seedStudent(env, takingMath: false)
+                let context = env.newContext()
+                try context.performAndWait {
+                    let student = try context.existingObject(with: studentID) as! Student
+                    let math = try context.existingObject(with: mathID) as! Subject
+                    let art = try student.subjects.first.map { $0 } ?? { throw ScenarioFailure(message: "no Art", file: #filePath, line: #line) }()
+                    _ = math.students.count
+                    _ = art.students.count
+                    student.$subjects.add(math)
+                    art.$students.remove(student)
+                    if refreshed == "subject" {
+                        context.refresh(math, mergeChanges: false)
+                        context.refresh(art, mergeChanges: false)
+                    } else {
+                        context.refresh(student, mergeChanges: false)
+                    }
+                    try checkEqual(Set(student.subjects.map(\.name)), ["Math"], "\(refreshed) refreshed: student.subjects in the context")
+                    try checkEqual(math.students.map(\.name), ["s"], "\(refreshed) refreshed: math.students in the context")
+                    try checkEqual(art.students.map(\.name), [], "\(refreshed) refreshed: art.students in the context")
+                    try context.save()
+                }
+                try env.reopen()
+                let fresh = env.newContext()
+                try fresh.performAndWait {
+                    let student = try fresh.existingObject(with: studentID) as! Student
+                    let math = try fresh.existingObject(with: mathID) as! Subject
+                    let subjects = try fresh.fetch(FetchRequest<Subject>(sortKeys: [SortKey("name")]))
+                    try checkEqual(Set(student.subjects.map(\.name)), ["Math"], "\(refreshed) refreshed: student.subjects stored")
+                    try checkEqual(subjects.map { "\($0.name):\($0.students.map(\.name))" }, ["Art:[]", "Math:[\"s\"]"], "\(refreshed) refreshed: each subject's students stored")
+                    try check(math.students.first === student, "the stored halves name each other")
+                    fresh.delete(student)
+                    for subject in subjects { fresh.delete(subject) }
+                    try fresh.save()
+                }
+            }
+        },
+    ]
+}
