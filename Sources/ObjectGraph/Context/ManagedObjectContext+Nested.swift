@@ -1,3 +1,4 @@
+import OrderedCollections
 import Foundation
 
 /// Parent and child contexts: a child's store is its parent.
@@ -141,8 +142,16 @@ extension ManagedObjectContext {
             for id in change.added { changed = object.toManyStates[change.relationship.slot].add(id) || changed }
             if let order = change.order {
                 try loadToManyIfNeeded(object, change.relationship)
-                if object.toManyStates[change.relationship.slot].members.map(Array.init) != order {
-                    object.toManyStates[change.relationship.slot].members = .init(order)
+                // The child's order, for the members both hold; members the child never saw
+                // (this context added them after the child read the relationship) follow in
+                // this context's order, as a reload keeps a local reorder (ToManyState.load).
+                // Taking the child's list whole dropped them from the set while their to-one
+                // still named this owner, and the stores then disagreed on where they went.
+                let current = object.toManyStates[change.relationship.slot].members ?? []
+                var reordered = OrderedSet(order.filter(current.contains))
+                reordered.append(contentsOf: current)
+                if current != reordered {
+                    object.toManyStates[change.relationship.slot].members = reordered
                     object.toManyStates[change.relationship.slot].orderChanged = true
                     changed = true
                 }
