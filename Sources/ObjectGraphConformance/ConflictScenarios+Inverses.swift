@@ -112,6 +112,30 @@ extension ConflictScenarios {
                 try check(!reader.hasChanges, "the failed set left no change")
             }
         },
+        ConformanceScenario("relationships.failedReplaceWithARowDeletedElsewhereChangesNothing") { env in
+            // The same for a to-many replaced whole (key-value setValue, or the typed setter):
+            // a new member whose row another context deleted fails the replace with nothing
+            // changed. Member by member, the old members had been taken out before the gone one
+            // was read, so a caught error left the playlist with one track of three and the
+            // other two naming no playlist, which the next save stored.
+            let ids = try NestedContextScenarios.seedTwoPlaylists(env)
+            let reader = env.newContext()
+            let goneID = try reader.performAndWait { try (reader.existingObject(with: ids.1) as! Playlist).tracks[0].objectID }
+            let deleter = env.newContext()
+            try deleter.performAndWait { deleter.delete(deleter.object(with: goneID)); try deleter.save() }
+            try reader.performAndWait {
+                let playlist = try reader.existingObject(with: ids.0) as! Playlist
+                let kept = playlist.tracks[0]
+                reader.refreshAllObjects()  // the gone track is a fault again, its row dropped from the cache
+                let error = try checkThrows(ObjectGraphError.self, "replacing the tracks with a deleted one among them") {
+                    try playlist.setValue([kept, reader.object(with: goneID)], forKey: "tracks")
+                }
+                try checkEqual(error.code, .objectNotFound, "the error")
+                try checkEqual(playlist.tracks.map(\.title), ["a1", "a2", "a3"], "the tracks are unchanged")
+                try check(playlist.tracks.allSatisfy { $0.playlist === playlist }, "and still name the playlist")
+                try check(!reader.hasChanges, "the failed replace left no change: \(reader.updatedObjects.map(\.objectID))")
+            }
+        },
         ConformanceScenario("relationships.oneWayToOneToARowDeletedElsewhereIsNotSaved") { env in
             // A to-one without an inverse set to a locker another context deleted: the save
             // fails with objectNotFound, and the store never names the missing locker.

@@ -216,6 +216,18 @@ extension ManagedObjectContext {
         try loadToManyIfNeeded(object, relationship)
         let wanted = OrderedSet(destinations.map(\.objectID))
         let current = object.toManyStates[relationship.slot].members ?? []
+        // New members whose to-one is the inverse are read before anything changes, as
+        // addToMany reads one (in one round trip here): one gone from the store then fails the
+        // replace with nothing changed. Read member by member, the removals were done already,
+        // and a caught error left the relationship holding a part of the old members and a
+        // part of the new (an audit: a playlist kept one track of three).
+        if relationship.inverseSlot != nil && !relationship.inverseIsToMany {
+            let adding = destinations.filter { $0.isFaultStorage && !current.contains($0.objectID) }
+            if !adding.isEmpty {
+                try fulfillFaults(adding)
+                for destination in adding where destination.isFaultStorage { try fulfillFaultIfNeeded(destination) }
+            }
+        }
         for id in current where !wanted.contains(id) {
             try removeFromToMany(object, relationship, registeredOrFault(id))
         }
