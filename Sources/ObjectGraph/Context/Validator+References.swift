@@ -1,5 +1,7 @@
+import OrderedCollections
+
 /// References to deleted objects (code 1550, Core Data's "dangling reference to an invalid
-/// object").
+/// object"), and members deleted in the save left out of relationship counts.
 ///
 /// Delete rules run once, when pending changes are processed. A relationship set to an object
 /// after its deletion was processed (`message.chat = deletedChat`, `member.$chats.add(deletedChat)`)
@@ -29,6 +31,19 @@ extension Validator {
             let deleted = state.added.filter(isDeleted)
             if !deleted.isEmpty { reportDangling(object, relationship, Array(deleted)) }
         }
+    }
+
+    /// How many of `members` the relationship holds once the save lands: a member deleted in
+    /// this context is left out. One with an inverse was taken out by its delete rule already;
+    /// one without (a many-to-nil) or behind a no-action rule stays listed until the save, but
+    /// the store drops it with its row. Counted, a many-to-nil at its maximum that swapped a
+    /// deleted member for a new one was refused, and one whose only member was deleted passed
+    /// its minimum and was stored empty.
+    func storedCount(of members: OrderedSet<ObjectID>) -> Int {
+        guard !context.deletedStorage.isEmpty else { return members.count }
+        var count = 0
+        for id in members where !isDeleted(id) { count += 1 }
+        return count
     }
 
     /// Whether `id`'s object is registered here and deleted (its deletion unsaved).

@@ -97,7 +97,7 @@ struct Validator {
             // A fault with no recorded change still holds what the store validated before.
             if object.toManyStates[relationship.slot].isFault && !object.toManyStates[relationship.slot].hasChanges && !object.isInsertedStorage { continue }
             try context.loadToManyIfNeeded(object, relationship)
-            validateCount(object.toManyStates[relationship.slot].members?.count ?? 0, of: relationship, in: object)
+            validateCount(storedCount(of: object.toManyStates[relationship.slot].members ?? []), of: relationship, in: object)
         }
         if !entity.customValidatedKeys.isEmpty {
             // A fault here has membership changes recorded through an inverse (its own values
