@@ -1,7 +1,8 @@
 import Foundation
 import ObjectGraph
 
-/// `refresh(_:mergeChanges: false)` of one side of a many-to-many whose membership changed.
+/// `refresh(_:mergeChanges: false)` of one side of a many-to-many whose membership changed,
+/// or of a one-to-one that was set.
 /// The pair is one relationship: Core Data stores it once, so the partner's unsaved change
 /// keeps it. ObjectGraph stores each direction, and dropping the refreshed side's half made
 /// the save store the other half only: `student.subjects` held Math while `math.students`
@@ -45,6 +46,35 @@ extension RelationshipScenarios {
                     fresh.delete(student)
                     for subject in subjects { fresh.delete(subject) }
                     try fresh.save()
+                }
+            }
+        },
+        ConformanceScenario("relationships.oneToOne.refreshingOneSideStoresTheWholePair") { env in
+            // A one-to-one is two to-ones, each in its own row: dropping the refreshed side's
+            // half stored the student naming the address while the address named no student
+            // (and the mirror image with the student refreshed), on every store.
+            for refreshed in ["address", "student"] {
+                let ids = try env.seed { context in
+                    let student = Student(context: context); student.name = "s-\(refreshed)"
+                    let address = Address(context: context); address.street = "st-\(refreshed)"
+                    return [student, address]
+                }
+                let context = env.newContext()
+                try context.performAndWait {
+                    let student = try context.existingObject(with: ids[0]) as! Student
+                    let address = try context.existingObject(with: ids[1]) as! Address
+                    student.address = address
+                    context.refresh(refreshed == "address" ? address : student, mergeChanges: false)
+                    try context.save()
+                    try check((student.address === address) == (address.student === student), "\(refreshed) refreshed: the two sides agree in the context")
+                }
+                try env.reopen()
+                let fresh = env.newContext()
+                try fresh.performAndWait {
+                    let student = try fresh.existingObject(with: ids[0]) as! Student
+                    let address = try fresh.existingObject(with: ids[1]) as! Address
+                    try check(student.address === address && address.student === student,
+                              "\(refreshed) refreshed: stored student.address \(student.address?.street ?? "nil"), address.student \(address.student?.name ?? "nil")")
                 }
             }
         },

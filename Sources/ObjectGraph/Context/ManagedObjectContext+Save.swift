@@ -20,6 +20,7 @@ extension ManagedObjectContext {
         try checkQueue("save()")
         try processPendingChanges()
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
+        try pairOneToOnes()
         try callWillSave()
         let dropped = dropReferencesToDiscardedInserts()
 
