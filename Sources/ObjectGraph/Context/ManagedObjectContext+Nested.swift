@@ -51,10 +51,14 @@ extension ManagedObjectContext {
 
     // MARK: Answering a child (run on this context's queue)
 
-    /// Gives inserted objects permanent IDs before a child sees them.
+    /// Gives inserted objects permanent IDs before a child sees them, remembering their
+    /// temporary ones (see ManagedObjectContext+HandedOverIDs).
     func prepareForChild() throws {
-        let temporary = insertedStorage.filter(\.objectID.isTemporary)
-        if !temporary.isEmpty { try obtainPermanentIDs(for: Array(temporary)) }
+        let temporary = Array(insertedStorage.filter(\.objectID.isTemporary))
+        guard !temporary.isEmpty else { return }
+        let oldIDs = temporary.map(\.objectID)
+        try obtainPermanentIDs(for: temporary)
+        for (old, object) in zip(oldIDs, temporary) where !object.objectID.isTemporary { handedOverIDs[old] = object.objectID }
     }
 
     /// The row a child reads for `object`: its current values, unsaved changes included.

@@ -368,6 +368,7 @@ extension ManagedObjectContext {
             object.didSave()
             object.isDeletedStorage = false
         }
+        handedOverIDs = [:]  // temporary IDs name nothing after the save that stored their objects
         let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs, mergedIDs: takeUniquenessMerges(), origin: coordinator.saveOrigin)
         NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
     }
@@ -419,6 +420,7 @@ extension ManagedObjectContext {
         pendingDeletes = []
         discardedInserts = [:]
         uniquenessMerges = []
+        handedOverIDs = [:]
         changeLog.discard()
         undoStackStorage?.removeAllActions()
     }
@@ -454,6 +456,7 @@ extension ManagedObjectContext {
         pendingDeletes = []
         discardedInserts = [:]
         uniquenessMerges = []
+        handedOverIDs = [:]
         changeLog.discard()
         withExtendedLifetime(registered) {}
     }

@@ -99,6 +99,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var automaticMerge: AutomaticMerge?
     /// The parent of a child context (ManagedObjectContext+Nested); `nil` for a root context.
     @exclusivity(unchecked) var parentStorage: ManagedObjectContext?
+    /// The temporary IDs of inserted objects given permanent IDs because a child looked, with
+    /// those permanent IDs, until the next save (ManagedObjectContext+HandedOverIDs).
+    @exclusivity(unchecked) var handedOverIDs: [ObjectID: ObjectID] = [:]
     /// See ``undoStack``.
     @exclusivity(unchecked) var undoStackStorage: ContextUndoStack?
 
@@ -212,7 +215,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// ``ObjectGraphError/Code/objectNotFound``.
     public func object(with id: ObjectID) -> ManagedObject {
         requireQueue("object(with: \(id))")
-        return registeredOrFault(id)
+        return registeredOrFault(resolvingHandedOverID(id))
     }
 
     /// The object for `id`, loaded; throws ``ObjectGraphError/Code/objectNotFound`` if the
@@ -222,7 +225,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard model.entity(named: id.entityName) != nil else {
             throw ObjectGraphError(.unknownEntity, objectID: id, "the model has no entity \(id.entityName)")
         }
-        let object = registeredOrFault(id)
+        let object = registeredOrFault(resolvingHandedOverID(id))
         try fulfillFaultIfNeeded(object)
         return object
     }
