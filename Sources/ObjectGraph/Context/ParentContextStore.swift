@@ -17,11 +17,16 @@ final class ParentContextStore: PersistentStore, @unchecked Sendable {
     var identifier: String { parentEntry.store.identifier }
 
     /// The parent evaluates predicates, sorts and ranges (with its pending changes); it answers
-    /// one call at a time and does not group.
+    /// one call at a time and does not group. Its rows are read from its objects, so the
+    /// child's coordinator keeps no row cache (``StoreCapabilities/cheapRowReads``).
     var capabilities: StoreCapabilities {
         // (Not the parent store's own counts of toOne == object: they would miss the parent
         // context's unsaved changes, which a child's fetches see.)
-        parentEntry.store.capabilities.subtracting([.concurrentReaders, .groups, .atomic, .countsRelationshipRows]).union([.evaluatesPredicates, .sorts])
+        // A cached row goes stale without any save through the child's coordinator: the
+        // parent's own changes and a sibling's save change the parent's objects in place. A
+        // fault the child made later then fired with the old values, even for an object its
+        // fetch had just matched by the new ones (an audit).
+        parentEntry.store.capabilities.subtracting([.concurrentReaders, .groups, .atomic, .countsRelationshipRows]).union([.evaluatesPredicates, .sorts, .cheapRowReads])
     }
 
     func metadata() throws -> StoreMetadata { try parentEntry.store.metadata() }

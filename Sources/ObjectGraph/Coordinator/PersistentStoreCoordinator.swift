@@ -107,7 +107,10 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Attaches already opened stores (a child context's stand-ins for its parent's).
     func attach(_ new: [Entry]) {
-        entries.update { $0.append(contentsOf: new) }
+        entries.update { entries in
+            entries.append(contentsOf: new)
+            updateRowCacheBypass(entries)
+        }
     }
 
     /// Bypasses the row cache while every attached store reads rows as cheaply as the cache
