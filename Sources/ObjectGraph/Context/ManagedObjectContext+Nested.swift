@@ -134,7 +134,16 @@ extension ManagedObjectContext {
             }
             for relationship in object.entity.toOneRelationships where !relationship.isTransient && row.changedToOne?.contains(relationship.slot) != false
                 && object.toOneValues[relationship.slot] != row.values.toOne[relationship.slot] {
+                let replaced = object.toOneValues[relationship.slot]
                 assignToOne(object, relationship, row.values.toOne[relationship.slot])
+                // The destination this context had may not be the one the child read (this
+                // context changed the to-one since): the child's change set then does not
+                // unlink it, and it kept naming the object (a chat listing a message that now
+                // names another chat, an address whose student has another address).
+                if let replaced, relationship.hasInverse {
+                    let destination = registeredOrFault(replaced)
+                    if !destination.isDeletedStorage { try unlinkInverse(of: relationship, at: destination, from: object) }
+                }
             }
         }
         for change in changes.toMany {
