@@ -62,5 +62,39 @@ extension NestedContextScenarios {
                 try checkEqual(error.code, .objectNotFound, "code")
             }
         },
+        // The child hands the permanent ID of its new object to the parent before saving;
+        // the parent's fault for it finds no record yet. The child's save then made a second
+        // object for the ID in the parent, leaving the app's fault dead (an audit).
+        ConformanceScenario("nested.childsSaveFillsTheParentsEarlyFault") { env in
+            let parent = env.newContext("parent")
+            parent.undoStack = ContextUndoStack()
+            let child = parent.newChildContext(name: "child")
+            // (The child's insert holds its object until the save.)
+            let id = try child.performAndWait {
+                let tag = Tag(context: child); tag.label = "new"
+                try child.obtainPermanentIDs(for: [tag])
+                return tag.objectID
+            }
+            let early = try parent.performAndWait {
+                let early = parent.object(with: id)
+                let error = try checkThrows(ObjectGraphError.self, "before the child's save") { _ = try parent.existingObject(with: id) }
+                try checkEqual(error.code, .objectNotFound, "code")
+                return early
+            }
+            try child.performAndWait { try child.save() }
+            try parent.performAndWait {
+                try check(try parent.existingObject(with: id) === early, "one object for the record: the parent's early fault")
+                try checkEqual(try early.value(forKey: "label") as? String, "new", "it reads the child's values")
+                try checkEqual(parent.insertedObjects, [early], "and is the parent's insert")
+                try parent.undo()
+                try check(parent.insertedObjects.isEmpty, "undo takes the insert back")
+                try parent.redo()
+                try checkEqual(parent.insertedObjects, [early], "redo")
+                try checkEqual(try early.value(forKey: "label") as? String, "new", "with its values")
+                try parent.save()
+            }
+            let fresh = env.newContext()
+            try fresh.performAndWait { try checkEqual(try fresh.fetch(FetchRequest<Tag>()).map(\.label), ["new"], "stored once") }
+        },
     ]
 }

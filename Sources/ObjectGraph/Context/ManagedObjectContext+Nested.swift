@@ -93,8 +93,13 @@ extension ManagedObjectContext {
         }
         for row in changes.inserted {
             guard let entity = model.entity(named: row.objectID.entityName) else { continue }
-            let object = entity.managedClass.init(entity: entity, insertInto: nil)
+            // A fault this context made for the ID before the child's save (the child handed
+            // the permanent ID over early) becomes the object: one object per record here.
+            // A second instance left the app's fault dead, never to find its record.
+            let early = registeredLive(row.objectID).flatMap { $0.isFaultStorage && !$0.isInsertedStorage && !$0.isDeletedStorage ? $0 : nil }
+            let object = early ?? entity.managedClass.init(entity: entity, insertInto: nil)
             object.objectID = row.objectID
+            object.isInaccessibleStorage = false
             noteUndoableChange(object)
             object.contextStorage = self
             object.attributeValues = row.attributes
@@ -116,7 +121,7 @@ extension ManagedObjectContext {
             object.toManyStates = Array(repeating: .inserted, count: entity.toManyRelationships.count)
             object.isFaultStorage = false
             object.isInsertedStorage = true
-            register(object)
+            if early == nil { register(object) }
             insertedStorage.insert(object)
             changeLog.inserted(object)
         }
