@@ -96,5 +96,27 @@ extension NestedContextScenarios {
             let fresh = env.newContext()
             try fresh.performAndWait { try checkEqual(try fresh.fetch(FetchRequest<Tag>()).map(\.label), ["new"], "stored once") }
         },
+        // A fetch naming the parent's unsaved object by its temporary ID (`chat == %@`)
+        // matched nothing in a child: the parent compared its objects' new permanent IDs with
+        // it (an audit).
+        ConformanceScenario("nested.childFetchesByParentsTemporaryID") { env in
+            let parent = env.newContext("parent")
+            let (chatID, tagID) = parent.performAndWait {
+                let chat = Chat(context: parent); chat.title = "new"
+                let message = Message(context: parent); message.text = "m"; message.chat = chat
+                let tag = Tag(context: parent); tag.label = "t"
+                return (chat.objectID, tag.objectID)
+            }
+            let child = parent.newChildContext(name: "child")
+            try child.performAndWait {
+                try checkEqual(try child.fetch(FetchRequest<Message>(predicate: .key("chat") == chatID)).map(\.text), ["m"], "chat == the temporary ID")
+                try checkEqual(try child.count(for: FetchRequest<Tag>(predicate: try FetchPredicate(format: "self IN %@", [tagID]))), 1, "self IN [the temporary ID]")
+                let reply = Message(context: child); reply.text = "reply"; reply.chat = (try child.existingObject(with: chatID) as! Chat)
+                try checkEqual(Set(try child.fetch(FetchRequest<Message>(predicate: .key("chat") == chatID)).map(\.text)), ["m", "reply"], "with the child's own unsaved message too")
+            }
+            try parent.performAndWait {
+                try checkEqual(try parent.count(for: FetchRequest<Message>(predicate: .key("chat") == chatID)), 1, "in the parent too")
+            }
+        },
     ]
 }

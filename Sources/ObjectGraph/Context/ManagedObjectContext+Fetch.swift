@@ -8,6 +8,7 @@ extension ManagedObjectContext {
     /// deletes of the fetched entity are reflected exactly as a save would reflect them.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         try checkQueue("fetch(\(request.entityName ?? String(describing: T.self)))")
+        let request = resolvingHandedOverIDs(in: request)
         var (entity, answer) = try executeFetch(request)
         let installs = !answer.rows.isEmpty && !request.returnsObjectsAsFaults
         let ids = installs ? [] : answer.ids
@@ -119,6 +120,7 @@ extension ManagedObjectContext {
     /// by the batch size however many objects match.
     public func fetchBatched<T: ManagedObject>(_ request: FetchRequest<T>) throws -> BatchedFetchResults<T> {
         try checkQueue("fetchBatched(_:)")
+        let request = resolvingHandedOverIDs(in: request)
         var idsOnly = request
         idsOnly.returnsObjectsAsFaults = true
         let ids = try executeFetch(idsOnly).answer.ids
@@ -133,6 +135,7 @@ extension ManagedObjectContext {
     /// The IDs of the objects matching `request`, in order.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
         try checkQueue("fetchObjectIDs(_:)")
+        let request = resolvingHandedOverIDs(in: request)
         return try executeFetch(request).answer.ids
     }
 
@@ -140,6 +143,7 @@ extension ManagedObjectContext {
     /// included as for fetch), after the offset, at most the limit.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         try checkQueue("count(for:)")
+        let request = resolvingHandedOverIDs(in: request)
         try processPendingChanges()
         let entity = try fetchEntity(of: request)
         if request.includesPendingChanges, try pendingChangesMatter(request, entity: entity) {

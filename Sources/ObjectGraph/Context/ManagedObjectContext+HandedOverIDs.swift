@@ -9,7 +9,8 @@
 /// "a temporary ID that was never saved"), and once a child had looked, not even the parent
 /// found it by its temporary ID any more. So `object(with:)` and `existingObject(with:)` look
 /// a temporary ID this context does not know up in the parent's record of the IDs it changed,
-/// and in the parents above it; the record lasts until the parent's next save, rollback or reset, after
+/// and in the parents above it, and so do fetches for the objects their predicates name
+/// (`chat == %@` with the parent's new chat matched nothing in a child); the record lasts until the parent's next save, rollback or reset, after
 /// which a temporary ID names nothing anywhere, as in a context without children.
 extension ManagedObjectContext {
     /// The ID under which `id` can be found here: `id` itself, or for a temporary ID this
@@ -35,5 +36,16 @@ extension ManagedObjectContext {
         if let permanent = handedOverIDs[id] { return permanent }
         guard let parent = parentStorage else { return nil }
         return try parent.performAndWait { try parent.permanentIDForChild(id) }
+    }
+
+    /// `request` with the temporary IDs its predicate names resolved as
+    /// ``resolvingHandedOverID(_:)`` resolves them; `request` itself in a root context that
+    /// handed nothing over (the common case).
+    func resolvingHandedOverIDs<T: ManagedObject>(in request: FetchRequest<T>) -> FetchRequest<T> {
+        guard parentStorage != nil || !handedOverIDs.isEmpty, let predicate = request.predicate,
+              let resolved = predicate.mappingTemporaryObjectIDs({ resolvingHandedOverID($0) }) else { return request }
+        var copy = request
+        copy.predicate = resolved
+        return copy
     }
 }
