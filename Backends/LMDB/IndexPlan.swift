@@ -57,7 +57,8 @@ struct IndexPlan {
         func key(_ operand: CompiledOperand) -> [UInt8]? {
             guard case .constant(var value) = operand else { return nil }
             // A double attribute compared with an integer: exact while the integer fits a double.
-            if case .integer(let i) = value, attribute.type == .double || attribute.type == .float, abs(i) <= 1 << 53 { value = .double(Double(i)) }
+            // (`magnitude`, not `abs`: abs(Int64.min) overflows, and a user's constant reaches here.)
+            if case .integer(let i) = value, attribute.type == .double || attribute.type == .float, i.magnitude <= 1 << 53 { value = .double(Double(i)) }
             return IndexKey.encode(value, type: attribute.type, limit: keyLimit)
         }
         func isNull(_ operand: CompiledOperand) -> Bool {

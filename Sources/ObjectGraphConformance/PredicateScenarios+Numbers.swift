@@ -116,5 +116,25 @@ extension PredicateScenarios {
             try rows.expect("int64 < %@", -Double.infinity, rows: [])
             try rows.expect("int64 < %@", Double.infinity, rows: [0, 1, 2, 4, 5])
         },
+
+        ConformanceScenario("predicates.integers.extremesAgainstDoubleAttributes") { env in
+            // double: -2^63, 1.5, nil, -1e300, 2^63; float: 0.5 where set. The integer constants
+            // Int64.min and Int64.max compare with floating attributes like any other number
+            // (an indexed LMDB store planned them through abs(), which traps on Int64.min).
+            let twoTo63 = 9_223_372_036_854_775_808.0
+            let rows = try Fixture.allTypes(env, [
+                ["double": -twoTo63, "float": Float(0.5)], ["double": 1.5], [:], ["double": -1e300, "float": Float(0.5)], ["double": twoTo63],
+            ])
+            try rows.expect("double == %@", Int64.min, rows: [0], "Int64.min is -2^63 exactly")
+            try rows.expect("double < %@", Int64.min, rows: [3])
+            try rows.expect("double <= %@", Int64.min, rows: [0, 3])
+            try rows.expect("double > %@", Int64.min, rows: [1, 4])
+            try rows.expect("double IN %@", [Int64.min, Int64.max], rows: [0], "2^63 is past Int64.max")
+            try rows.expect("double BETWEEN %@", [Int64.min, Int64.max], rows: [0, 1])
+            try rows.expect("double == -9223372036854775808", rows: [0], "the literal too")
+            try rows.expect("double >= %@", Int64.max, rows: [4])
+            try rows.expect("float > %@", Int64.min, rows: [0, 3])
+            try rows.expect("float == %@", Int64.min, rows: [])
+        },
     ]
 }
