@@ -134,6 +134,29 @@ extension PredicateScenarios {
             }
             try rows.expect("string == 'Beta'", rows: [1], "a fetch without the transient still works")
         },
+        // NSComparisonPredicate's `in`: "For strings, returns true if the left hand side is a
+        // substring of the right hand side. For collections, returns true if the left hand side
+        // is in the right hand side"; a dictionary's values are its collection. string: alpha,
+        // Beta, gamma ray, nil, "", Alpha.
+        ConformanceScenario("predicates.syntax.inWithAStringOrADictionary") { env in
+            let rows = try Fixture.allTypes(env)
+            try rows.expect("string IN 'alphabet soup'", rows: [0, 4], "a substring of the constant (the empty string is in every string, as CONTAINS '' holds)")
+            try rows.expect("string IN[c] %@", "ALPHABET", rows: [0, 4, 5], "[c] folds both")
+            try rows.expect("'et' IN string", rows: [1], "a constant in the attribute: string CONTAINS 'et'")
+            try rows.expect("'A' IN[c] string", rows: [0, 1, 2, 5])
+            try rows.expect("NOT ('ray' IN string)", rows: [0, 1, 3, 4, 5])
+            try rows.expect("string IN %@", nil, rows: [], "nil holds nothing")
+            try rows.expect("string IN %@", ["x": "Beta", "y": "alpha"], rows: [0, 1], "a dictionary's values")
+            try rows.expect("int16 IN %@", ["one": 1, "three": 3], rows: [0, 2])
+            // Neither a collection nor a string: refused, not read as ==.
+            try rows.expectInvalid("int16 IN 1")
+            try rows.expectInvalid("int16 IN %@", 1)
+            try rows.expectInvalid("date IN %@", base)
+            try rows.expectInvalid("'a' IN int16")
+            try rows.expectInvalid("3 IN string")
+            try rows.expectInvalid("SELF IN SELF")
+            try rows.expect("string IN {'Beta', 'alphabet'}", rows: [1], "a list is still a list")
+        },
         ConformanceScenario("predicates.errors.malformedFormats") { env in
             // Store-independent, but a store must never see these: they fail while parsing.
             try expectParseError("int16 BETWEEN {1}", at: 16)

@@ -64,6 +64,10 @@ public struct CompiledComparison: Sendable {
     public let modifier: ComparisonModifier
     /// For MATCHES: the compiled regular expression.
     let pattern: CompiledPattern?
+    /// For IN with one string on the right (a constant or a to-one key path) instead of a
+    /// collection: whether the left string is a substring of it, as NSComparisonPredicate's
+    /// `in` is for strings (`'ab' IN name` is `name CONTAINS 'ab'`).
+    let isSubstringTest: Bool
 
     init(_ comparison: PredicateComparison, entity: EntityDescription, model: ManagedObjectModel, variables: [String: AttributeValue]) throws {
         func operand(_ expression: PredicateOperand) throws -> CompiledOperand {
@@ -115,6 +119,7 @@ public struct CompiledComparison: Sendable {
         self.options = comparison.options
         self.modifier = comparison.modifier
         self.pattern = pattern
+        self.isSubstringTest = try comparison.op == .in && Self.isSubstringTest(left, right)
         self.left = consume left
         self.right = consume right
         try check(entity: entity)
@@ -197,6 +202,35 @@ public struct CompiledComparison: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether `left IN right` tests for a substring: `right` is one string, not a collection.
+    /// IN needs a collection (a list, a to-many key path) or a string: anything else on the
+    /// right is refused, as NSPredicate refuses it ("not a collection"), instead of being read
+    /// as `==`; a nil on the right holds nothing.
+    private static func isSubstringTest(_ left: CompiledOperand, _ right: CompiledOperand) throws -> Bool {
+        func refuse(_ what: String) -> ObjectGraphError {
+            ObjectGraphError(.invalidFetch, "IN needs a collection (a list, a to-many key path) or a string on its right, not \(what)")
+        }
+        switch right {
+        case .list: return false
+        case .constant(.null), .constant(.string): break
+        case .constant(let value): throw refuse("a \(value.kindName) value")
+        case .keyPath(let path):
+            if path.yieldsMany { return false }
+            guard path.attributeType == .string else { throw refuse("'\(path.path)', which is not a string") }
+        case .object, .evaluatedObject: throw refuse("an object")
+        case .subqueryCount: throw refuse("a SUBQUERY count")
+        }
+        // The left side is then a string too: a key path's type is checked with the operands,
+        // a constant's here.
+        if case .constant(let value) = left {
+            switch value {
+            case .null, .string: break
+            default: throw ObjectGraphError(.invalidFetch, "IN with a string on its right looks for a substring; a \(value.kindName) value on its left is not one")
+            }
+        }
+        return true
     }
 
     /// `operand` with integer constants 0 and 1 (also inside a list) as `false` and `true`.

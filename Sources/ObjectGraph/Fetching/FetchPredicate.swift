@@ -88,7 +88,9 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case greaterThan = ">"
     /// `>=`
     case greaterThanOrEqual = ">="
-    /// `IN`: the left value is one of the right list's values.
+    /// `IN`: the left value is one of the right collection's values (a list, a dictionary's
+    /// values, a to-many key path); with one string on the right, the left string is a
+    /// substring of it (`'ab' IN name`), as NSComparisonPredicate has it for strings.
     case `in` = "IN"
     /// `BETWEEN {low, high}`, inclusive.
     case between = "BETWEEN"

@@ -118,7 +118,13 @@ public struct PredicateEvaluator<Source: PredicateRowSource> {
         case .lessThanOrEqual: return Self.order(left, right[0], c.options).map { $0 != .orderedDescending } ?? false
         case .greaterThan: return Self.order(left, right[0], c.options).map { $0 == .orderedDescending } ?? false
         case .greaterThanOrEqual: return Self.order(left, right[0], c.options).map { $0 != .orderedAscending } ?? false
-        case .in: return right.contains { Self.equal(left, $0, c.options) }
+        case .in:
+            if c.isSubstringTest {
+                // `left IN 'text'`: whether left occurs in the text (nil on either side: no).
+                guard case .attribute(.string(let part)) = left, case .attribute(.string(let text))? = right.first else { return false }
+                return StringOperators.evaluate(.contains, c.options, text, part)
+            }
+            return right.contains { Self.equal(left, $0, c.options) }
         case .between:
             guard right.count == 2 else {
                 throw ObjectGraphError(.invalidFetch, "BETWEEN needs exactly two bounds, got \(right.count)")

@@ -376,6 +376,14 @@ struct PredicateParser {
         case let v as UUID: return .constant(.uuid(v))
         case let v as URL: return .constant(.uri(v))
         case let v as any AttributeValueConvertible: return .constant(v.attributeValue)
+        // NSPredicate's IN takes a dictionary's values (its elements are key-value pairs).
+        case let v as [AnyHashable: Any]:
+            var items: [PredicateOperand] = []
+            for element in v.values {
+                guard let item = expression(for: element) else { return nil }
+                items.append(item)
+            }
+            return .list(items)
         case let v as any Sequence:
             var items: [PredicateOperand] = []
             for element in v {
