@@ -164,6 +164,11 @@ extension PredicateScenarios {
             try rows.expect("string MATCHES '[0-9]+%'", rows: [8])
             try rows.expect("string MATCHES 'a|abc'", rows: [2, 9], "each alternative must match the whole string")
             try rows.expect("string MATCHES %@", "\\(paren\\)", rows: [6])
+            // Not regular expressions by themselves, though wrapped to match the whole string
+            // they would be (`\A(?:a)|(.*)\z` matched every row): refused, as '([' is.
+            try rows.expectInvalid("string MATCHES %@", "a)|(.*")
+            try rows.expectInvalid("string MATCHES %@", "x)(a")
+            try rows.expectInvalid("string MATCHES[c] 'a)|(b'")
         },
     ]
 }

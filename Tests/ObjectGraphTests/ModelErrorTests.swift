@@ -191,6 +191,12 @@ struct ModelErrorTests {
             m.entity("Person") { e in e.attribute("code", .string, rules: [.pattern("([A-Z]")]) }
         }
         #expect(error?.message.contains("([A-Z]") == true)
+        // Invalid by itself, though valid once wrapped to match the whole value: before, the
+        // rule was accepted and let every value through.
+        let unbalanced = expectModelError(.invalidRule, entity: "Person", property: "code") { m in
+            m.entity("Person") { e in e.attribute("code", .string, rules: [.pattern("[A-Z]+)|(.*")]) }
+        }
+        #expect(unbalanced?.message.contains("[A-Z]+)|(.*") == true)
     }
 
     @Test func impossibleCounts() {

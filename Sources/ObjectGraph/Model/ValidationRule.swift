@@ -105,11 +105,17 @@ public final class CompiledPattern: @unchecked Sendable {
     /// Compiles `pattern`; throws when it is not a valid ICU regular expression.
     public init(_ pattern: String, caseInsensitive: Bool = false) throws {
         self.pattern = pattern
+        let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
+        // The pattern must be a regular expression by itself: wrapped below, an unbalanced
+        // `)` closes the wrapper's group instead, so `a)|(.*` compiled and matched every
+        // string (anything beginning with "a", or anything at all) instead of being refused.
+        // (Foundation refuses an empty pattern, which wrapped matches the empty string.)
+        if !pattern.isEmpty { _ = try NSRegularExpression(pattern: pattern, options: options) }
         // Anchoring inside the pattern (not with `.anchored`) makes alternations such as
-        // `a|ab` match "ab" whole, as MATCHES requires.
-        self.regex = try NSRegularExpression(
-            pattern: "\\A(?:" + pattern + ")\\z",
-            options: caseInsensitive ? [.caseInsensitive] : [])
+        // `a|ab` match "ab" whole, as MATCHES requires. A valid pattern the wrapper cannot
+        // close (an unterminated `\Q` quote, a `(?x)` comment running to its end) is refused
+        // here rather than matched as something else.
+        self.regex = try NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z", options: options)
     }
 
     /// Whether the whole of `string` matches (MATCHES semantics, not a substring search).
