@@ -178,7 +178,43 @@ struct BadInputTests {
             Issue.record("unexpected \(error)")
         }
     }
+
+    @Test("a predicate built in code 10 000 levels deep is refused, not a stack overflow; 900 levels still fetch")
+    func deeplyNestedPredicates() throws {
+        let (_, context) = try Self.people()
+        let ageIsOne = FetchPredicate.comparison(PredicateComparison(.keyPath("age"), .equal, .constant(.integer(1))))
+        func nots(_ count: Int) -> FetchPredicate {
+            var predicate = ageIsOne
+            for _ in 0..<count { predicate = .not(predicate) }
+            return predicate
+        }
+        // Groups alternating AND and OR, each around the one before (the builder's && and ||
+        // flatten, so only a tree built by hand nests like this).
+        var groups = ageIsOne
+        for level in 0..<10_000 { groups = level % 2 == 0 ? .and([groups, .constant(true)]) : .or([groups, .constant(false)]) }
+        var list = PredicateOperand.constant(.integer(1))
+        for _ in 0..<10_000 { list = .list([list]) }
+        let nestedList = FetchPredicate.comparison(PredicateComparison(.keyPath("age"), .in, list))
+        try context.performAndWait {
+            for (name, predicate) in [("10 000 NOTs", nots(10_000)), ("10 000 groups", groups), ("a list in a list 10 000 deep", nestedList)] {
+                // (Before, compiling recursed once per level and overflowed the stack.)
+                #expect(Self.code { _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate)) } == .invalidFetch, "\(name)")
+                #expect(Self.code { _ = try context.count(for: FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate)) } == .invalidFetch, "\(name), counted")
+                var substituted = FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate)
+                substituted.substitutionVariables = ["A": .integer(1)]
+                #expect(Self.code { _ = try context.fetch(substituted) } == .invalidFetch, "\(name), with variables")
+                var dictionaries = FetchRequest<ManagedObject>(entityName: "Person")
+                dictionaries.propertiesToFetch = [.key("age")]
+                dictionaries.havingPredicate = predicate
+                #expect(Self.code { _ = try context.fetchDictionaries(dictionaries) } == .invalidFetch, "\(name), as HAVING")
+            }
+            let ages = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: nots(900))).map { try $0.value(forKey: "age") as? Int64 }
+            #expect(ages == [1], "900 NOTs (an even number) are age == 1")
+        }
+        #expect(FetchPredicate.maximumNesting >= 200, "whatever the parser accepts nests within the limit")
+    }
 }
 
 /// A class a test binds to two entities.
-final class BoundTwice: ManagedObject {}
+final class BoundTwice: ManagedObject {
+}

@@ -46,7 +46,10 @@ extension ManagedObjectContext {
                 }
             }
         }
-        if let having = request.havingPredicate { try RowPredicate.check(having, columns: Set(shared.names)) }
+        if let having = request.havingPredicate {
+            try having.checkNesting()
+            try RowPredicate.check(having, columns: Set(shared.names))
+        }
         var rows: [FetchedRow]
         if let grouped = try storeGroups(request, entity: entity, columns: columns, shared: shared) {
             rows = grouped

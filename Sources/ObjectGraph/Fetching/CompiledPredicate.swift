@@ -18,16 +18,27 @@ public indirect enum CompiledPredicate: Sendable {
     /// A comparison.
     case comparison(CompiledComparison)
 
-    /// Compiles `predicate` for objects of `entity`.
+    /// Compiles `predicate` for objects of `entity`; one nested deeper than
+    /// ``FetchPredicate/maximumNesting`` is refused first (see there).
     public static func compile(
         _ predicate: FetchPredicate, for entity: EntityDescription, in model: ManagedObjectModel,
         variables: [String: AttributeValue] = [:]
     ) throws -> CompiledPredicate {
+        try predicate.checkNesting()
+        return try compileNested(predicate, for: entity, in: model, variables: variables)
+    }
+
+    /// ``compile(_:for:in:variables:)`` of a predicate whose nesting was checked (each part
+    /// checked again would make compiling quadratic in the depth).
+    static func compileNested(
+        _ predicate: FetchPredicate, for entity: EntityDescription, in model: ManagedObjectModel,
+        variables: [String: AttributeValue]
+    ) throws -> CompiledPredicate {
         switch predicate {
         case .constant(let value): return .constant(value)
-        case .and(let parts): return .and(try parts.map { try compile($0, for: entity, in: model, variables: variables) })
-        case .or(let parts): return .or(try parts.map { try compile($0, for: entity, in: model, variables: variables) })
-        case .not(let inner): return .not(try compile(inner, for: entity, in: model, variables: variables))
+        case .and(let parts): return .and(try parts.map { try compileNested($0, for: entity, in: model, variables: variables) })
+        case .or(let parts): return .or(try parts.map { try compileNested($0, for: entity, in: model, variables: variables) })
+        case .not(let inner): return .not(try compileNested(inner, for: entity, in: model, variables: variables))
         case .comparison(let comparison):
             return .comparison(try CompiledComparison(comparison, entity: entity, model: model, variables: variables))
         }
@@ -84,7 +95,7 @@ public struct CompiledComparison: Sendable {
                     throw ObjectGraphError(.invalidFetch, key: collection, "SUBQUERY needs a to-many relationship reached through to-one steps; '\(collection)' is not one")
                 }
                 let destination = try ResolvedKeyPath.destination(of: relationship, in: model, path: collection)
-                return .subqueryCount(path, try CompiledPredicate.compile(inner, for: destination, in: model, variables: variables))
+                return .subqueryCount(path, try CompiledPredicate.compileNested(inner, for: destination, in: model, variables: variables))
             case .variable(let name):
                 guard let value = variables[name] else {
                     throw ObjectGraphError(.invalidFetch, key: "$" + name, "no value was given for variable $\(name)")

@@ -95,6 +95,8 @@ extension FetchRequest {
         // Without variables, substituting would rebuild the tree to change nothing (a twelfth of
         // a count, perf): a `$VARIABLE` left in it fails compilation with the same error.
         let variables = substitutionVariables
+        // (Substituting walks the tree recursively too: its depth is checked first.)
+        try predicate?.checkNesting()
         let format = variables.isEmpty ? predicate : try predicate.map { try $0.substituting(variables) }
         guard hasTypedPredicate, let typedPredicate else { return format }
         let translated = try FetchPredicate(typedPredicate, entity: entity, model: model)
