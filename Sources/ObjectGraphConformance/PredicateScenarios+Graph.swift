@@ -250,5 +250,33 @@ extension PredicateScenarios {
             try titles("messages.@count == 0", [], ["Quiet"])
             try titles("%K.@count == %d", ["members", 1], ["Random"])
         },
+        // Objects (SELF, object IDs, relationships) compare only with objects or nil, by ==,
+        // !=, IN and CONTAINS: anything else holds for nothing, and was answered as if it might
+        // (`SELF == 5` matched nothing; `text == chat` matched rows whose text and chat were
+        // both nil).
+        ConformanceScenario("predicates.errors.objectsComparedWithValues") { env in
+            try seedChats(env)
+            try env.reopen()
+            let context = env.newContext()
+            let general = try objectID(context, "Chat", "title", "General")
+            let hello = try objectID(context, "Message", "text", "hello")
+            let invalid: [(String, String, [Any?])] = [
+                ("Message", "SELF == 5", []), ("Message", "5 == SELF", []), ("Message", "SELF == 'hello'", []),
+                ("Message", "SELF < %@", [hello]), ("Message", "SELF BEGINSWITH 'h'", []), ("Message", "SELF CONTAINS 'h'", []),
+                ("Message", "text == SELF", []), ("Message", "text == chat", []), ("Message", "chat == text", []),
+                ("Message", "text CONTAINS SELF", []), ("Message", "chat IN {1, 2}", []), ("Message", "chat IN %@", [["General"]]),
+                ("Message", "chat > %@", [general]), ("Message", "chat BETWEEN %@", [[general, general]]),
+                ("Chat", "messages CONTAINS 'hello'", []), ("Chat", "members CONTAINS 5", []),
+            ]
+            for (entity, format, arguments) in invalid {
+                let error = try checkThrows(ObjectGraphError.self, "'\(format)' on \(entity)") {
+                    _ = try matching(context, entity, "title", format, arguments)
+                }
+                try checkEqual(error.code, .invalidFetch, "code for '\(format)' (\(error.message))")
+            }
+            // Objects with objects and nil still compare.
+            try checkEqual(try matching(context, "Message", "text", "chat IN %@", [[general, NSNull()]]), ["hello", "hi there", "orphan"], "an object or nil")
+            try checkEqual(try matching(context, "Message", "text", "SELF != nil AND SELF == %@", [hello]), ["hello"], "SELF with nil and an object")
+        },
     ]
 }
