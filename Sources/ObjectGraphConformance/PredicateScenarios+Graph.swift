@@ -250,6 +250,31 @@ extension PredicateScenarios {
             try titles("messages.@count == 0", [], ["Quiet"])
             try titles("%K.@count == %d", ["members", 1], ["Random"])
         },
+        // @sum and @avg of dates add up reference-date seconds: numbers, as in dictionary
+        // fetches, compared with numbers (a sum typed as a date matched no date and was refused
+        // against numbers). hello 100 s, hi there 200 s (General), lol -50 s (Random).
+        ConformanceScenario("predicates.aggregates.sumOfDatesIsANumber") { env in
+            try seedChats(env)
+            let writer = env.newContext()
+            let sent = try [("hello", 100.0), ("hi there", 200.0), ("lol", -50.0)].map { (try objectID(writer, "Message", "text", $0.0), $0.1) }
+            try writer.performAndWait {
+                for (id, seconds) in sent {
+                    try writer.existingObject(with: id).setValue(Date(timeIntervalSinceReferenceDate: seconds), forKey: "sentAt")
+                }
+                try writer.save()
+            }
+            try env.reopen()
+            let context = env.newContext()
+            try expect(context, "Chat", "title", "messages.@sum.sentAt == 300", are: ["General"])
+            try expect(context, "Chat", "title", "messages.@sum.sentAt < 0", are: ["Random"])
+            try expect(context, "Chat", "title", "messages.@sum.sentAt == 0", are: ["Quiet"])  // no messages: 0
+            try expect(context, "Chat", "title", "messages.@avg.sentAt == 150", are: ["General"])
+            try expect(context, "Chat", "title", "messages.@max.sentAt > %@", Date(timeIntervalSinceReferenceDate: 150), are: ["General"])
+            let error = try checkThrows(ObjectGraphError.self, "a sum of dates against a date") {
+                _ = try matching(context, "Chat", "title", "messages.@sum.sentAt > %@", [Date(timeIntervalSinceReferenceDate: 0)])
+            }
+            try checkEqual(error.code, .invalidFetch, "code (\(error.message))")
+        },
         // Objects (SELF, object IDs, relationships) compare only with objects or nil, by ==,
         // !=, IN and CONTAINS: anything else holds for nothing, and was answered as if it might
         // (`SELF == 5` matched nothing; `text == chat` matched rows whose text and chat were

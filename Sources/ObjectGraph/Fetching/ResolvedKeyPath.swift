@@ -37,7 +37,10 @@ public struct ResolvedKeyPath: Sendable {
         if case .attribute(let a) = terminal { return a.type }
         if case .count = terminal { return .integer64 }
         if case .aggregate(let function, let attribute) = terminal {
-            return function == .average ? .double : attribute.type
+            // A mean, and a sum of dates (reference-date seconds added up, as
+            // `AggregateFunction.apply` and dictionary sums give it), are doubles: typed as a
+            // date, `@sum.sentAt` was refused against numbers and never held against a date.
+            return function == .average || (function == .sum && attribute.type == .date) ? .double : attribute.type
         }
         return nil
     }
