@@ -75,6 +75,11 @@ extension PredicateScenarios {
             try rows.expectInvalid("string LIKE %@", 5)
             try rows.expectInvalid("string MATCHES '(['")
             try rows.expectInvalid("nothing == 1")
+            // Key paths on both sides must meet too (numbers across their kinds).
+            for format in ["string == int16", "date < double", "string ENDSWITH decimal", "uuid == string", "data != string", "'a' BEGINSWITH int32"] {
+                try rows.expectInvalid(format)
+            }
+            try rows.expect("int16 < double", rows: [0, 4, 5], "numbers of different kinds still compare")
             try rows.expect("int16 == 1", rows: [0], "a well-formed fetch still works afterwards")
         },
         // Every predicate the parser accepts (up to 200 levels, 100 000 characters) has an

@@ -176,6 +176,7 @@ public struct CompiledComparison: Sendable {
         default: break
         }
         try Self.checkObjects(left, op, right)
+        try Self.checkKeyPaths(left, op, right)
     }
 
     private func checkOperand(_ path: ResolvedKeyPath, against right: CompiledOperand, entity: EntityDescription) throws {
