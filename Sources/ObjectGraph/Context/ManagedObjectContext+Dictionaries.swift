@@ -18,7 +18,7 @@ extension ManagedObjectContext {
     /// keys name columns; offset and limit apply last. Unsaved changes count as for `fetch`.
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [FetchedRow] {
         try checkQueue("fetchDictionaries(_:)")
-        let request = resolvingHandedOverIDs(in: request)
+        if let resolved = resolvingHandedOverIDs(in: request) { return try fetchDictionaries(resolved) }
         let entity = try fetchEntity(of: request)
         guard !request.propertiesToFetch.isEmpty else {
             throw ObjectGraphError(.invalidFetch, "a dictionary fetch of \(entity.name) needs propertiesToFetch")

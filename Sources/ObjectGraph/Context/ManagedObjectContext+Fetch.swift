@@ -8,7 +8,7 @@ extension ManagedObjectContext {
     /// deletes of the fetched entity are reflected exactly as a save would reflect them.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         try checkQueue("fetch(\(request.entityName ?? String(describing: T.self)))")
-        let request = resolvingHandedOverIDs(in: request)
+        if let resolved = resolvingHandedOverIDs(in: request) { return try fetch(resolved) }
         var (entity, answer) = try executeFetch(request)
         let installs = !answer.rows.isEmpty && !request.returnsObjectsAsFaults
         let ids = installs ? [] : answer.ids
@@ -120,7 +120,7 @@ extension ManagedObjectContext {
     /// by the batch size however many objects match.
     public func fetchBatched<T: ManagedObject>(_ request: FetchRequest<T>) throws -> BatchedFetchResults<T> {
         try checkQueue("fetchBatched(_:)")
-        let request = resolvingHandedOverIDs(in: request)
+        if let resolved = resolvingHandedOverIDs(in: request) { return try fetchBatched(resolved) }
         var idsOnly = request
         idsOnly.returnsObjectsAsFaults = true
         let ids = try executeFetch(idsOnly).answer.ids
@@ -135,7 +135,7 @@ extension ManagedObjectContext {
     /// The IDs of the objects matching `request`, in order.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
         try checkQueue("fetchObjectIDs(_:)")
-        let request = resolvingHandedOverIDs(in: request)
+        if let resolved = resolvingHandedOverIDs(in: request) { return try fetchObjectIDs(resolved) }
         return try executeFetch(request).answer.ids
     }
 
@@ -143,7 +143,7 @@ extension ManagedObjectContext {
     /// included as for fetch), after the offset, at most the limit.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         try checkQueue("count(for:)")
-        let request = resolvingHandedOverIDs(in: request)
+        if let resolved = resolvingHandedOverIDs(in: request) { return try count(for: resolved) }
         try processPendingChanges()
         let entity = try fetchEntity(of: request)
         if request.includesPendingChanges, try pendingChangesMatter(request, entity: entity) {
