@@ -52,6 +52,21 @@ extension ManagedObjectContext {
     /// ``Foundation/Notification/Name/objectGraphObjectsDidChange`` for what changed.
     public func processPendingChanges() throws {
         try checkQueue("processPendingChanges()")
+        try applyPendingDeleteRules()
+        endAutomaticUndoGroup()
+        // Posted once the processed deletes left `pendingDeletes`: an observer may use the
+        // context (fetch, save, process again), and its processing must not find them still
+        // pending (they were applied twice, and this call then removed more than was left: a
+        // trap).
+        if !changeLog.isEmpty, let changes = changeLog.take() {
+            NotificationCenter.default.post(
+                name: .objectGraphObjectsDidChange, object: self, userInfo: [ObjectsDidChange.key: changes])
+        }
+    }
+
+    /// Applies the delete rules of every pending delete, wave by wave, and removes the
+    /// processed ones (also when a rule throws, so they are not applied again).
+    private func applyPendingDeleteRules() throws {
         var index = 0
         defer { pendingDeletes.removeFirst(index) }
         while index < pendingDeletes.count {
@@ -68,11 +83,6 @@ extension ManagedObjectContext {
                 index += 1
             }
             withExtendedLifetime(loaded) {}
-        }
-        endAutomaticUndoGroup()
-        if !changeLog.isEmpty, let changes = changeLog.take() {
-            NotificationCenter.default.post(
-                name: .objectGraphObjectsDidChange, object: self, userInfo: [ObjectsDidChange.key: changes])
         }
     }
 
