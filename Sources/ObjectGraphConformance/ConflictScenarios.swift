@@ -5,7 +5,7 @@ import ObjectGraph
 /// fails with a typed conflict naming objects, keys and both values — unless the context's
 /// merge policy resolves it (store-trumps, object-trumps, overwrite, rollback).
 enum ConflictScenarios {
-    static let all: [ConformanceScenario] = inverses + revalidation + members + [
+    static let all: [ConformanceScenario] = inverses + loadedOwners + revalidation + members + [
         ConformanceScenario("conflicts.error.secondSaveThrowsTypedConflict") { env in
             let id = try seedStudent(env)
             let (first, second) = (env.newContext("first"), env.newContext("second"))

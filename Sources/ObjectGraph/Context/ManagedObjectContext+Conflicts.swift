@@ -243,6 +243,7 @@ extension ManagedObjectContext {
                 let changedHere = object.changedToOneSlots.contains(slot)
                 let changedThere = read.toOne[slot] != stored.toOne[slot]
                 if !changedHere {
+                    unloadInverseMembers(relationship, leaving: object.toOneValues[slot], joining: stored.toOne[slot])
                     object.toOneValues[slot] = stored.toOne[slot]
                 } else if takesStored(changedThere: changedThere), object.toOneValues[slot] != stored.toOne[slot] {
                     // Going back to the stored destination through the mutation path keeps
@@ -262,6 +263,19 @@ extension ManagedObjectContext {
         // removals replayed on them. Kept as loaded, a roster filled to its maximum by both
         // saves passed validation with this context's stale count and stored one over it.
         for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
+    }
+
+    /// A to-one taking the other save's destination without going through the mutation path
+    /// (it is the stored state, not a change to record) leaves the loaded members of the
+    /// owners it left and joined as this context read them: kept, the owner it left still
+    /// listed it after the save while its to-one named another (a graph the store no longer
+    /// holds). Their members are read again when next touched, recorded changes replayed.
+    private func unloadInverseMembers(_ relationship: RelationshipDescription, leaving old: ObjectID?, joining new: ObjectID?) {
+        guard old != new, relationship.hasInverse, relationship.inverseIsToMany, let inverse = model.inverse(of: relationship) else { return }
+        for id in [old, new] {
+            guard let id, let end = registeredLive(id) else { continue }
+            end.toManyStates[inverse.slot].unload()
+        }
     }
 
     /// Makes the other ends of `object`'s one-to-one relationships agree with what this save
