@@ -167,6 +167,16 @@ struct ChangeLog {
         object.changeLogMarks = object.changeLogMarks & ~(Mark.inserted | Mark.updated) | Mark.deleted
     }
 
+    /// Takes `object` out of the event's sets: a merged save deleted its record, and the
+    /// merge's notification lists it as invalidated. Left marked, the next notification
+    /// listed the inaccessible object as updated (or inserted, deleted) again. It stays in the
+    /// list, unmarked, which ``take()`` skips.
+    mutating func forget(_ object: ManagedObject) {
+        guard object.changeLogMarks & Mark.changes != 0 else { return }
+        object.changeLogMarks &= ~Mark.changes
+        eventBases.removeValue(forKey: ObjectIdentifier(object))
+    }
+
     /// The log so far, handed to a notification (`nil` when it lists only objects whose
     /// changes came to nothing); the log starts over: a new event begins.
     mutating func take() -> ObjectsDidChange? {

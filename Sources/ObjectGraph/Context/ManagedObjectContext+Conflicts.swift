@@ -344,6 +344,7 @@ extension ManagedObjectContext {
             object.isUpdatedStorage = false
             object.isDeletedStorage = false
             batchGroups.removeValue(forKey: id)
+            changeLog.forget(object)
             unregister(object)
             object.contextStorage = nil
             object.isInaccessibleStorage = true
