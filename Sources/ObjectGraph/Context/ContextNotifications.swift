@@ -177,6 +177,12 @@ struct ChangeLog {
         eventBases.removeValue(forKey: ObjectIdentifier(object))
     }
 
+    /// Takes `object` out of the event's updated set: a refresh discarded its changes, and
+    /// kept, the next notification listed as updated an object with nothing changed.
+    mutating func discardedUpdate(_ object: ManagedObject) {
+        object.changeLogMarks &= ~Mark.updated
+    }
+
     /// The log so far, handed to a notification (`nil` when it lists only objects whose
     /// changes came to nothing); the log starts over: a new event begins.
     mutating func take() -> ObjectsDidChange? {

@@ -93,6 +93,7 @@ extension ManagedObjectContext {
         if object.isUpdatedStorage {
             updatedStorage.removeValue(forKey: object.objectID)
             object.isUpdatedStorage = false
+            changeLog.discardedUpdate(object)  // marked again below if paired changes are kept
         }
         if object.isDeletedStorage { return }
         // Undo puts a recorded state back whole, its read version included: one recorded before
