@@ -98,7 +98,7 @@ public final class ContextUndoStack {
     /// `row` is `nil` when only the members changed (an object still a fault).
     func rebase(_ object: ManagedObject, onto row: RowSnapshot?) {
         let key = ObjectIdentifier(object)
-        for group in allGroups where group.states[key] != nil { group.states[key]!.state.rebase(onto: row) }
+        for group in allGroups where group.states[key] != nil { group.states[key]!.state.rebase(onto: row, of: object.entity) }
     }
 
     /// Whether a group holds a state of `object`.
@@ -174,12 +174,20 @@ struct ObjectState {
 
     /// See ``ContextUndoStack/rebase(_:onto:)`` (as ``ManagedObjectContext/install(_:keepingChangesOf:)``
     /// does for the object itself).
-    mutating func rebase(onto row: RowSnapshot?) {
-        for slot in toManyStates.indices { toManyStates[slot].unload() }
+    /// Transient properties keep their recorded values, as the object's own do (the row has
+    /// none for them).
+    mutating func rebase(onto row: RowSnapshot?, of entity: EntityDescription) {
+        for relationship in entity.toManyRelationships where !relationship.isTransient && relationship.slot < toManyStates.count {
+            toManyStates[relationship.slot].unload()
+        }
         guard let row, inContext, !isFault, !isInserted,
               attributeValues.count == row.attributes.count, toOneValues.count == row.toOne.count else { return }
-        for slot in attributeValues.indices where !changedAttributeSlots.contains(slot) { attributeValues[slot] = row.attributes[slot] }
-        for slot in toOneValues.indices where !changedToOneSlots.contains(slot) { toOneValues[slot] = row.toOne[slot] }
+        for slot in attributeValues.indices where !changedAttributeSlots.contains(slot) && !entity.transientAttributeSlots.contains(slot) {
+            attributeValues[slot] = row.attributes[slot]
+        }
+        for slot in toOneValues.indices where !changedToOneSlots.contains(slot) && !entity.transientToOneSlots.contains(slot) {
+            toOneValues[slot] = row.toOne[slot]
+        }
         committedSnapshot = row
     }
 

@@ -114,16 +114,21 @@ extension ManagedObjectContext {
         NotificationCenter.default.post(name: .objectGraphObjectsDidChange, object: self, userInfo: [ObjectsDidChange.key: changes])
     }
 
-    /// Installs a newer stored row under `object`'s unsaved changes.
+    /// Installs a newer stored row under `object`'s unsaved changes. Transient properties are
+    /// left as they are, as Core Data's `refresh(_:mergeChanges: true)` leaves them (which its
+    /// merges and `shouldRefreshRefetchedObjects` use): the row holds nothing for them, and
+    /// taking its empty values wiped a transient set in `awakeFromFetch()` or before a save
+    /// (neither leaves it among the changed slots) at every merge or refreshing fetch.
     func install(_ row: RowSnapshot, keepingChangesOf object: ManagedObject) {
-        for slot in object.attributeValues.indices where !object.changedAttributeSlots.contains(slot) {
+        let entity = object.entity
+        for slot in object.attributeValues.indices where !object.changedAttributeSlots.contains(slot) && !entity.transientAttributeSlots.contains(slot) {
             object.attributeValues[slot] = row.attributes[slot]
         }
-        for slot in object.toOneValues.indices where !object.changedToOneSlots.contains(slot) {
+        for slot in object.toOneValues.indices where !object.changedToOneSlots.contains(slot) && !entity.transientToOneSlots.contains(slot) {
             object.toOneValues[slot] = row.toOne[slot]
         }
         // Recorded membership changes stay and are replayed on the reloaded members.
-        for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
+        for relationship in entity.toManyRelationships where !relationship.isTransient { object.toManyStates[relationship.slot].unload() }
         object.committedSnapshot = row
     }
 }
