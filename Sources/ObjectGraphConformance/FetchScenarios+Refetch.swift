@@ -52,6 +52,39 @@ extension FetchScenarios {
                 try checkEqual(stored.age, 50, "this context's change saved")
             }
         },
+        ConformanceScenario("fetch.shouldRefreshRefetchedObjects.batched") { env in
+            // A batched fetch honours the option too, when each batch loads (it ignored it:
+            // loaded objects kept the values read before another context's save).
+            let setup = env.newContext()
+            let (adaID, bobID) = try setup.performAndWait {
+                let ada = Student(context: setup); ada.name = "Ada"; ada.age = 30
+                let bob = Student(context: setup); bob.name = "Bob"; bob.age = 41
+                try setup.save()
+                return (ada.objectID, bob.objectID)
+            }
+            let context = env.newContext()
+            let (ada, bob) = try context.performAndWait {
+                let ada = try context.existingObject(with: adaID) as! Student
+                let bob = try context.existingObject(with: bobID) as! Student
+                bob.age = 50
+                return (ada, bob)
+            }
+            try rename(env, [adaID: "Ann", bobID: "Robert"])
+            try context.performAndWait {
+                var request = FetchRequest<Student>(sortKeys: [SortKey("name")])
+                request.fetchBatchSize = 1
+                let plain = try context.fetchBatched(request)
+                try check(plain[0] === ada && plain[1] === bob, "the same objects")
+                try checkEqual([ada.name, bob.name], ["Ada", "Bob"], "by default loaded objects are left alone")
+                request.shouldRefreshRefetchedObjects = true
+                let refreshed = try context.fetchBatched(request)
+                try check(refreshed[0] === ada && refreshed[1] === bob, "the same objects, in order")
+                try checkEqual([ada.name, bob.name], ["Ann", "Robert"], "with the option they take the stored values")
+                try checkEqual(bob.age, 50, "unsaved changes stay on top")
+                try check(bob.isUpdated && !ada.hasChanges, "change flags as before")
+                try context.save()
+            }
+        },
     ]
 
     /// Renames the students `names` names through a context of its own, and saves.

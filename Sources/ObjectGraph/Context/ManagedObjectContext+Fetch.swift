@@ -129,7 +129,9 @@ extension ManagedObjectContext {
         if !insertedStorage.isEmpty {
             for id in ids where id.isTemporary { inserted[id] = registeredLive(id) }
         }
-        return BatchedFetchResults(context: self, objectIDs: ids, inserted: inserted, batchSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : 500)
+        return BatchedFetchResults(
+            context: self, objectIDs: ids, inserted: inserted, batchSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : 500,
+            refreshesRefetched: request.shouldRefreshRefetchedObjects)
     }
 
     /// The IDs of the objects matching `request`, in order.

@@ -29,11 +29,16 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
     /// How many loaded batches are kept (the rest are released).
     public let retainedBatches: Int
     private let context: ManagedObjectContext
+    /// The request's ``FetchRequest/shouldRefreshRefetchedObjects``: a batch's objects already
+    /// loaded take the stored values (under their unsaved changes) when the batch loads, as a
+    /// plain fetch gives them at once.
+    private let refreshesRefetched: Bool
     private var batches: [Int: [Element]] = [:]
     private var recent: [Int] = []
 
-    init(context: ManagedObjectContext, objectIDs: [ObjectID], inserted: [ObjectID: ManagedObject] = [:], batchSize: Int, retainedBatches: Int = 2) {
+    init(context: ManagedObjectContext, objectIDs: [ObjectID], inserted: [ObjectID: ManagedObject] = [:], batchSize: Int, retainedBatches: Int = 2, refreshesRefetched: Bool = false) {
         self.context = context
+        self.refreshesRefetched = refreshesRefetched
         self.fetchedIDs = objectIDs
         self.inserted = inserted
         self.batchSize = Swift.max(1, batchSize)
@@ -73,7 +78,10 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
         }
         let ids = fetchedIDs[start..<Swift.min(fetchedIDs.count, start + batchSize)]
         let objects = ids.map { id in id.isTemporary ? inserted[id] ?? context.registeredOrFault(id) : context.registeredOrFault(id) }
+        // Taken before the faults fire: those read the store now anyway.
+        let refetched = refreshesRefetched ? objects.filter { !$0.isFaultStorage } : []
         try context.fulfillFaults(objects, cachingRows: false)
+        if !refetched.isEmpty { try context.refreshRefetched(refetched) }
         var typed: [Element] = []
         typed.reserveCapacity(objects.count)
         for object in objects {
