@@ -51,7 +51,9 @@ extension AttributeType {
     /// The value a non-optional typed accessor reads from an attribute of this type that holds
     /// `nil` on an inaccessible fault the context deleted (see
     /// ``ManagedObjectContext/shouldDeleteInaccessibleFaults``): zero, empty, `false`, the
-    /// reference date, the all-zero UUID; `nil` for URIs and transformables, which have none.
+    /// reference date, the all-zero UUID, the file URL of the root directory (the URL a value
+    /// made up from empty values holds: there is no empty URL); `nil` for transformables, whose
+    /// empty value depends on their type (see `KeyPathProbe.emptyValue`).
     var emptyValue: AttributeValue? {
         switch self {
         case .integer16, .integer32, .integer64: return .integer(0)
@@ -62,7 +64,10 @@ extension AttributeType {
         case .date: return .date(Date(timeIntervalSinceReferenceDate: 0))
         case .binaryData: return .data(Data())
         case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
-        case .uri, .transformable: return nil
+        // Without one, a non-optional `URL` property stopped the process at the read that
+        // was meant to let the app carry on.
+        case .uri: return .uri(URL(fileURLWithPath: "/"))
+        case .transformable: return nil
         }
     }
 }
