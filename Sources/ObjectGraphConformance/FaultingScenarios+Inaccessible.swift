@@ -113,6 +113,32 @@ extension FaultingScenarios {
                 try check(!context.hasChanges, "reset discards it")
             }
         },
+        ConformanceScenario("faulting.inaccessible.undoDoesNotBringItBack") { env in
+            // An undo group recorded the object before another context deleted its record:
+            // undo put it back as a live, unchanged object with its old values (no record
+            // behind it), and the save passed over it in silence.
+            let (adaID, _) = try seedAdaAndBob(env)
+            let context = env.newContext()
+            let ada = try context.performAndWait {
+                context.undoStack = ContextUndoStack()
+                let ada = try context.existingObject(with: adaID) as! Student
+                ada.age = 31
+                try context.processPendingChanges()
+                context.refresh(ada, mergeChanges: false)  // a fault again, the group kept
+                return ada
+            }
+            try deleteElsewhere(env, adaID)
+            try context.performAndWait {
+                try checkEqual(ada.name, "", "read as a deleted object")
+                try context.undo()
+                try check(ada.isDeleted && context.deletedObjects.contains(ada), "still deleted after undo")
+                try checkEqual(ada.age, nil, "with empty values")
+                try context.redo()
+                try check(ada.isDeleted, "and after redo")
+                try context.save()
+                try check(!context.hasChanges && context.registeredObject(for: adaID) == nil, "the save discards it")
+            }
+        },
         ConformanceScenario("faulting.inaccessible.batchedFetchReadsARecordDeletedMeanwhile") { env in
             // A batched fetch holds IDs; a record deleted before its batch loads is read as a
             // deleted object, and the iteration goes on (it stopped the process before).

@@ -37,6 +37,10 @@ extension ManagedObjectContext {
             toOne: ToOneValues(repeating: nil, count: entity.toOneRelationships.count)))
         for slot in object.toManyStates.indices { object.toManyStates[slot].load(stored: []) }
         object.isVanishedStorage = true
+        // Its recorded states leave the undo stack, as a merged deletion's do: replayed, a
+        // state from before the record went put the object back as a live, unchanged object
+        // with the old values and no record, which the save then passed over in silence.
+        undoStackStorage?.forget([object.objectID])
         guard !object.isDeletedStorage else { return }
         if object.isUpdatedStorage {
             updatedStorage.removeValue(forKey: object.objectID)
