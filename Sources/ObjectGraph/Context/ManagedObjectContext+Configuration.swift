@@ -27,7 +27,7 @@ extension ManagedObjectContext {
     /// store (deleted by another context or process after this one got the object): `true`
     /// (the default, as in Core Data) turns it into a deleted object of this context, whose
     /// attributes read as `nil` (a non-optional typed attribute as its type's empty value:
-    /// `0`, `""`, `false`, the reference date, empty data, the all-zero UUID), whose
+    /// `0`, `""`, `false`, the reference date, empty data, the all-zero UUID, the root file URL), whose
     /// relationships are empty, which is in ``deletedObjects``, exempt from validation, and
     /// which the next save or ``reset()`` discards (the save stores nothing for it); `false`
     /// makes the read fail with ``ObjectGraphError/Code/objectNotFound`` (throwing APIs throw
