@@ -11,6 +11,9 @@ extension ManagedObjectContext {
     /// Completes the one-to-one pairs that the inserted and updated objects' changed to-ones
     /// start (see the extension's summary).
     func pairOneToOnes() throws {
+        // (A model without one-to-ones skips the walk: it cost a 20,000-object LMDB insert 1.6%
+        // of its instructions, callgrind.)
+        guard model.hasOneToOnes else { return }
         // Per entity, its one-to-ones (most have none: a bulk insert pays one comparison per
         // object, unretained).
         var last: (entity: ObjectIdentifier, oneToOnes: [RelationshipDescription])?

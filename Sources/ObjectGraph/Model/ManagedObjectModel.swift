@@ -22,6 +22,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// Whether some entity has a relationship with the deny rule (a save checks deleted
     /// objects for none otherwise).
     let hasDenyRules: Bool
+    /// Whether some entity has a one-to-one relationship (read by the save's pairing pass,
+    /// which a model without one skips).
+    let hasOneToOnes: Bool
     /// The entities whose objects a stored to-many without an inverse (many-to-nil) can hold
     /// (each destination and its sub-entities): a save that deletes objects of one of them
     /// drops them from such relationships loaded in the saving context; other saves skip it.
@@ -61,6 +64,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         self.entitiesByToken = byToken
         self.hasUniquenessConstraints = resolved.contains { !$0.uniquenessConstraints.isEmpty }
         self.hasDenyRules = resolved.contains { !$0.deletePlan.denying.isEmpty }
+        self.hasOneToOnes = resolved.contains { $0.toOneRelationships.contains { $0.hasInverse && !$0.inverseIsToMany && !$0.isTransient } }
         var manyToNilDestinations: Set<String> = []
         for entity in resolved {
             for relationship in entity.toManyRelationships where !relationship.hasInverse && !relationship.isTransient {
