@@ -181,8 +181,8 @@ extension FaultingScenarios {
         },
     ]
 
-    /// Stores Ada (30) and Bob (41); their IDs.
-    private static func seedAdaAndBob(_ env: ScenarioEnvironment) throws -> (ada: ObjectID, bob: ObjectID) {
+    /// Stores Ada (30, tagged) and Bob (41); their IDs.
+    static func seedAdaAndBob(_ env: ScenarioEnvironment) throws -> (ada: ObjectID, bob: ObjectID) {
         let setup = env.newContext()
         return try setup.performAndWait {
             let ada = Student(context: setup); ada.name = "Ada"; ada.age = 30

@@ -7,13 +7,7 @@ import ObjectGraph
 extension FetchScenarios {
     static let refetch: [ConformanceScenario] = [
         ConformanceScenario("fetch.shouldRefreshRefetchedObjects") { env in
-            let setup = env.newContext()
-            let (adaID, bobID) = try setup.performAndWait {
-                let ada = Student(context: setup); ada.name = "Ada"; ada.age = 30
-                let bob = Student(context: setup); bob.name = "Bob"; bob.age = 41
-                try setup.save()
-                return (ada.objectID, bob.objectID)
-            }
+            let (adaID, bobID) = try FaultingScenarios.seedAdaAndBob(env)
             let context = env.newContext()
             let (ada, bob) = try context.performAndWait {
                 var request = FetchRequest<Student>(sortKeys: [SortKey("name")])
@@ -55,13 +49,7 @@ extension FetchScenarios {
         ConformanceScenario("fetch.shouldRefreshRefetchedObjects.batched") { env in
             // A batched fetch honours the option too, when each batch loads (it ignored it:
             // loaded objects kept the values read before another context's save).
-            let setup = env.newContext()
-            let (adaID, bobID) = try setup.performAndWait {
-                let ada = Student(context: setup); ada.name = "Ada"; ada.age = 30
-                let bob = Student(context: setup); bob.name = "Bob"; bob.age = 41
-                try setup.save()
-                return (ada.objectID, bob.objectID)
-            }
+            let (adaID, bobID) = try FaultingScenarios.seedAdaAndBob(env)
             let context = env.newContext()
             let (ada, bob) = try context.performAndWait {
                 let ada = try context.existingObject(with: adaID) as! Student

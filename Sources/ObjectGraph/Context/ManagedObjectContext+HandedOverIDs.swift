@@ -49,14 +49,9 @@ extension ManagedObjectContext {
     @inline(__always)
     func resolvingHandedOverIDs<T: ManagedObject>(in request: FetchRequest<T>) -> FetchRequest<T>? {
         guard parentStorage != nil || !handedOverIDs.isEmpty, let predicate = request.predicate,
-              let resolved = resolvingHandedOverIDs(in: predicate) else { return nil }
+              let resolved = predicate.mappingTemporaryObjectIDs({ resolvingHandedOverID($0) }) else { return nil }
         var copy = request
         copy.predicate = resolved
         return copy
-    }
-
-    /// `predicate` with the temporary object IDs it names resolved; `nil` when none changes.
-    private func resolvingHandedOverIDs(in predicate: FetchPredicate) -> FetchPredicate? {
-        predicate.mappingTemporaryObjectIDs({ resolvingHandedOverID($0) })
     }
 }

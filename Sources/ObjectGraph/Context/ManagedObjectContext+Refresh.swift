@@ -57,7 +57,7 @@ extension ManagedObjectContext {
         let stored = objects.filter { !$0.isInsertedStorage && !$0.isDeletedStorage && !$0.objectID.isTemporary }
         guard !stored.isEmpty else { return }
         coordinator.rowCache.remove(stored.map(\.objectID))
-        try reloadKeepingChanges(stored, throwing: true)
+        try reloadKeepingChanges(stored)
     }
 
     /// Installs the stored rows of `objects` under their unsaved changes, in one read. An
@@ -66,16 +66,12 @@ extension ManagedObjectContext {
     /// deleted here, as a merge leaves it: its delete rules ran on the members it held then,
     /// and taking the stored version as read let the save pass over a member another context
     /// added since (stored naming the deleted row) instead of reporting the conflict.
-    /// `throwing`: a failed read throws (a fetch's refresh); otherwise it leaves the objects as
-    /// they are (a refresh, which cannot throw).
-    private func reloadKeepingChanges(_ objects: [ManagedObject], throwing: Bool = false) throws {
+    /// A failed read throws with nothing changed (a refresh, which cannot throw, then leaves
+    /// the objects as they are).
+    private func reloadKeepingChanges(_ objects: [ManagedObject]) throws {
         let loaded = objects.filter { !$0.isFaultStorage && !$0.isDeletedStorage }
         guard !loaded.isEmpty else { return }
-        let rows: [RowSnapshot]
-        do { rows = try coordinator.snapshots(for: loaded.map(\.objectID)) } catch {
-            if throwing { throw error }
-            return
-        }
+        let rows = try coordinator.snapshots(for: loaded.map(\.objectID))
         statisticsStorage.storeRoundTrips += 1
         var fresh: [ObjectID: RowSnapshot] = [:]
         fresh.reserveCapacity(rows.count)
