@@ -29,8 +29,8 @@ extension GraphDifferentialRun {
         for _ in 0..<attributeChanges { try setRandomAttribute(of: object) }
     }
 
-    /// One change other than an insert, by `roll` (24..<84): attribute, to-one, to-many,
-    /// ordered or delete.
+    /// One change other than an insert, by `roll` (24..<84; the run's own context rolls
+    /// 24..<81): attribute, to-one, to-many, ordered or delete.
     mutating func change(in context: ManagedObjectContext, roll: Int) throws {
         switch roll {
         case ..<36: try setAttribute(in: context)

@@ -68,12 +68,16 @@ struct GraphDifferentialRun {
         let context = container.newBackgroundContext()
         // Another context's saves (changeElsewhere) reach this one as they would an app's.
         context.automaticallyMergesChangesFromParent = true
+        // Each block is an undo group: undo and redo steps take back or replay whole changes.
+        context.undoStack = ContextUndoStack()
         for step in 0..<steps {
             let roll = int(0...99)
             do {
                 switch roll {
                 case 0..<24: try context.performAndWait { try insert(in: context) }
-                case 24..<84: try context.performAndWait { try change(in: context, roll: roll) }
+                case 24..<81: try context.performAndWait { try change(in: context, roll: roll) }
+                case 81..<83: try context.performAndWait { try context.undo() }
+                case 83..<84: try context.performAndWait { try context.redo() }
                 case 84..<93: try save(context, container: container, step: step)
                 case 93..<96: try changeInChild(of: context, step: step)
                 case 96..<97:
