@@ -63,13 +63,9 @@ struct GraphDifferentialRun {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-graph-differential-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let container = try PersistentContainer(model: model, stores: [backend.makeStore(directory)])
+        var container = try PersistentContainer(model: model, stores: [backend.makeStore(directory)])
         defer { container.close() }
-        let context = container.newBackgroundContext()
-        // Another context's saves (changeElsewhere) reach this one as they would an app's.
-        context.automaticallyMergesChangesFromParent = true
-        // Each block is an undo group: undo and redo steps take back or replay whole changes.
-        context.undoStack = ContextUndoStack()
+        var context = Self.workingContext(of: container)
         for step in 0..<steps {
             let roll = int(0...99)
             do {
@@ -78,7 +74,16 @@ struct GraphDifferentialRun {
                 case 24..<81: try context.performAndWait { try change(in: context, roll: roll) }
                 case 81..<83: try context.performAndWait { try context.undo() }
                 case 83..<84: try context.performAndWait { try context.redo() }
-                case 84..<93: try save(context, container: container, step: step)
+                case 84..<92: try save(context, container: container, step: step)
+                case 92..<93:
+                    // Unsaved changes are dropped; the saved graph must come back whole.
+                    // (A memory store lives as long as its container: it gets a new context only.)
+                    if !backend.name.hasPrefix("memory") {
+                        container.close()
+                        container = try PersistentContainer(model: model, stores: [backend.makeStore(directory)])
+                    }
+                    context = Self.workingContext(of: container)
+                    record.append("step \(step): reopened")
                 case 93..<96: try changeInChild(of: context, step: step)
                 case 96..<97:
                     context.performAndWait { context.reset() }
@@ -94,6 +99,15 @@ struct GraphDifferentialRun {
             }
         }
         try save(context, container: container, step: steps)
+    }
+
+    /// The context the run changes: it merges another context's saves (changeElsewhere) as
+    /// an app's would, and records undo (each block one group).
+    static func workingContext(of container: PersistentContainer) -> ManagedObjectContext {
+        let context = container.newBackgroundContext()
+        context.automaticallyMergesChangesFromParent = true
+        context.undoStack = ContextUndoStack()
+        return context
     }
 
     /// Saves; on failure records the error's kind and rolls back. After a save that lands,
