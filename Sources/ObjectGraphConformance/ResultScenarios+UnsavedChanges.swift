@@ -21,5 +21,44 @@ extension ResultScenarios {
                 try checkEqual(try context.fetchDictionaries(totals), [["n": .integer(4)]], "an aggregate over every message, sorted by its column")
             }
         },
+        ConformanceScenario("results.dictionaries.valuesAreTheStoresUnlessUnsavedChangesCount") { env in
+            try FetchScenarios.seedPeople(env)
+            let reader = env.newContext()
+            // Loaded, and held, before another context saves: these objects keep older values.
+            let loaded = try reader.performAndWait {
+                let students = try reader.fetch(FetchRequest<Student>(sortKeys: [SortKey("name")]))
+                _ = students.map(\.age)
+                return students
+            }
+            let writer = env.newContext()
+            try writer.performAndWait {
+                try writer.fetch(FetchRequest<Student>(predicate: .key("name") == "Ada"))[0].age = 99
+                try writer.save()
+            }
+            try reader.performAndWait {
+                try checkEqual(loaded[0].age, 36, "the loaded object keeps its values (no merge)")
+                var plain = FetchRequest<Student>(predicate: .key("age") > 90)
+                plain.propertiesToFetch = [.key("name"), .key("age")]
+                try checkEqual(try reader.fetchDictionaries(plain), [["name": .string("Ada"), "age": .integer(99)]], "a row holds the stored values its predicate matched")
+                var withCount = plain
+                withCount.propertiesToFetch = [.key("age"), .count(as: "n")]
+                try checkEqual(try reader.fetchDictionaries(withCount), [["age": .integer(99), "n": .integer(1)]], "a column beside an aggregate too")
+
+                // Unsaved changes: counted by default, the store's values without them.
+                loaded[3].age = 20  // Grace, stored as 85
+                var ages = FetchRequest<Student>(predicate: .key("name") == "Grace")
+                ages.propertiesToFetch = [.key("age")]
+                try checkEqual(try reader.fetchDictionaries(ages), [["age": .integer(20)]], "the unsaved value, pending changes included")
+                ages.includesPendingChanges = false
+                try checkEqual(try reader.fetchDictionaries(ages), [["age": .integer(85)]], "the stored value, pending changes left out")
+                var grouped = ages
+                grouped.propertiesToFetch = [.key("age"), .count(as: "n")]
+                grouped.propertiesToGroupBy = ["age"]
+                try checkEqual(try reader.fetchDictionaries(grouped), [["age": .integer(85), "n": .integer(1)]], "as a grouped fetch gives it")
+                var mixed = ages
+                mixed.propertiesToFetch = [.key("age"), .maximum("name", as: "last")]
+                try checkEqual(try reader.fetchDictionaries(mixed), [["age": .integer(85), "last": .string("Grace")]], "and a column beside an aggregate")
+            }
+        },
     ]
 }

@@ -15,7 +15,11 @@ extension ManagedObjectContext {
     /// gives one row; like a column, a group-by key path reaches one attribute value (Core
     /// Data also groups by a to-one relationship, by object; here that is refused, so group
     /// by an attribute of the destination). ``FetchRequest/havingPredicate`` then filters rows by column name; sort
-    /// keys name columns; offset and limit apply last. Unsaved changes count as for `fetch`.
+    /// keys name columns; offset and limit apply last. Unsaved changes count as for `fetch`
+    /// (Core Data ignores them in dictionary fetches; here they count, and
+    /// ``FetchRequest/includesPendingChanges`` `= false` leaves them out): values are read from
+    /// the store, as Core Data reads them, unless unsaved changes are included and could alter
+    /// the rows, when they are read from the context's objects.
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [FetchedRow] {
         try checkQueue("fetchDictionaries(_:)")
         if let resolved = resolvingHandedOverIDs(in: request) { return try fetchDictionaries(resolved) }
@@ -51,10 +55,11 @@ extension ManagedObjectContext {
             try RowPredicate.check(having, columns: Set(shared.names))
         }
         var rows: [FetchedRow]
-        if let grouped = try storeGroups(request, entity: entity, columns: columns, shared: shared) {
+        let live = try unsavedChangesMatter(request, entity: entity, columns: columns, groupBy: groupBy)
+        if !live, let grouped = try storeGroups(request, entity: entity, columns: columns, shared: shared) {
             rows = grouped
         } else {
-            rows = try groupsFromObjects(request, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
+            rows = try groupsFromRows(request, entity: entity, live: live, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
         }
         if let having = request.havingPredicate {
             rows = try rows.filter { try RowPredicate.evaluate(having, on: $0) }
@@ -82,24 +87,65 @@ extension ManagedObjectContext {
         return PersistentStoreCoordinator.slice(rows, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
     }
 
-    /// The groups computed here, from the matching objects (pending changes included).
-    private func groupsFromObjects<T: ManagedObject>(_ request: FetchRequest<T>, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
+    /// Whether the rows must be read from the context's objects: pending changes are included
+    /// and some could alter them — of the fetched entity, or of one the predicate, the group-by
+    /// keys or the columns read through relationships. Otherwise the rows are the store's.
+    private func unsavedChangesMatter<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn], groupBy: [ResolvedKeyPath]) throws -> Bool {
+        try processPendingChanges()
+        guard request.includesPendingChanges, !(insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty) else { return false }
+        // The sort keys name result columns, not attributes: left out of the check (which
+        // compiles a store request).
+        var matching = request
+        matching.sortKeys = []
+        if try pendingChangesMatter(matching, entity: entity) { return true }
+        var tokens = Set<UInt32>()
+        for key in groupBy { addRelatedEntityTokens(of: key, to: &tokens) }
+        for column in columns { if let path = column.path { addRelatedEntityTokens(of: path, to: &tokens) } }
+        return hasPendingChanges(inTokens: tokens)
+    }
+
+    /// The rows computed here from the matching rows: the context's objects when `live`
+    /// (unsaved changes included), otherwise the store's row snapshots. Core Data reads a
+    /// dictionary fetch's values from the store; objects the context loaded earlier may hold
+    /// older values (another context saved since) or unsaved ones the request excludes
+    /// (`includesPendingChanges = false`), and a row read from them contradicted its own
+    /// predicate, which the store had matched (`age > 90` giving `age = 36`).
+    private func groupsFromRows<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, live: Bool, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
         var matching = request
         matching.fetchOffset = 0
         matching.fetchLimit = 0
         matching.sortKeys = []
         matching.returnsObjectsAsFaults = true
-        let objects = try fetch(matching)
-        try fulfillFaults(objects)
-        let evaluator = PredicateEvaluator(source: ObjectRowSource(context: self))
+        if live {
+            let objects = try fetch(matching)
+            try fulfillFaults(objects)
+            let evaluator = PredicateEvaluator(source: ObjectRowSource(context: self))
+            return try Self.rows(of: objects, evaluator, request: request, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
+        }
+        var storeRequest = try makeStoreRequest(matching, entity: entity)
+        storeRequest.resultType = .snapshots
+        statisticsStorage.storeRoundTrips += 1
+        var answer = try coordinator.fetch(storeRequest, installsRows: true)
+        if answer.rows.count != answer.ids.count {
+            // Rows in the answer's order: plain rows and groups follow it.
+            statisticsStorage.storeRoundTrips += 1
+            let byID = Dictionary(try coordinator.snapshots(for: answer.ids).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+            answer.rows = answer.ids.compactMap { byID[$0] }
+        }
+        let evaluator = PredicateEvaluator(source: SnapshotRowSource(coordinator: coordinator))
+        return try Self.rows(of: answer.rows, evaluator, request: request, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
+    }
 
+    /// The result rows over `matches`: one per match for plain columns, else one per group.
+    private static func rows<S: PredicateRowSource, T: ManagedObject>(of matches: [S.Row], _ evaluator: PredicateEvaluator<S>, request: FetchRequest<T>, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
         var rows: [FetchedRow] = []
         if groupBy.isEmpty && !hasAggregates {
-            for object in objects {
-                rows.append(FetchedRow(columns: shared, values: try columns.map { try $0.value(of: object, evaluator) }))
+            rows.reserveCapacity(matches.count)
+            for match in matches {
+                rows.append(FetchedRow(columns: shared, values: try columns.map { try $0.value(of: match, evaluator) }))
             }
         } else {
-            for (key, members) in try RowGrouping.group(objects, by: groupBy, evaluator) {
+            for (key, members) in try RowGrouping.group(matches, by: groupBy, evaluator) {
                 let values = try columns.map {
                     try $0.aggregate(over: members, evaluator, groupKey: key, groupBy: request.propertiesToGroupBy)
                 }
@@ -110,22 +156,14 @@ extension ManagedObjectContext {
     }
 
     /// The groups computed from stored rows (by the store natively when it can, else by the
-    /// coordinator from row snapshots), when no unsaved change could alter them; `nil` otherwise.
+    /// coordinator from row snapshots), for a request no unsaved change can alter (see
+    /// `unsavedChangesMatter`); `nil` when the request has no groups or aggregates, or a
+    /// column the store's groups do not hold.
     private func storeGroups<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn], shared: FetchedRow.Columns) throws -> [FetchedRow]? {
         guard !request.propertiesToGroupBy.isEmpty || columns.contains(where: \.isAggregate) else { return nil }
-        try processPendingChanges()
-        // The sort keys name result columns, not attributes: left out of every store request
-        // (and of the check of which unsaved changes matter, which compiles one).
+        // The sort keys name result columns, not attributes: left out of every store request.
         var matching = request
         matching.sortKeys = []
-        if request.includesPendingChanges, try pendingChangesMatter(matching, entity: entity) { return nil }
-        // Keys and columns read through relationships take the related objects' unsaved values.
-        if request.includesPendingChanges && !(insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty) {
-            var tokens = Set<UInt32>()
-            for key in request.propertiesToGroupBy { addRelatedEntityTokens(of: try ResolvedKeyPath.resolve(key, from: entity, in: model), to: &tokens) }
-            for column in columns { if let path = column.path { addRelatedEntityTokens(of: path, to: &tokens) } }
-            if hasPendingChanges(inTokens: tokens) { return nil }
-        }
         var aggregates: [StoreAggregate] = []
         var sources: [GroupColumnSource] = []
         for column in columns {
@@ -225,12 +263,12 @@ private struct ResolvedColumn {
         return true
     }
 
-    func value<S>(of object: ManagedObject, _ evaluator: PredicateEvaluator<S>) throws -> AttributeValue where S.Row == ManagedObject {
+    func value<S>(of row: S.Row, _ evaluator: PredicateEvaluator<S>) throws -> AttributeValue {
         guard let path else { return .integer(1) }
-        return try evaluator.sortValue(path, of: object)
+        return try evaluator.sortValue(path, of: row)
     }
 
-    func aggregate<S>(over members: [ManagedObject], _ evaluator: PredicateEvaluator<S>, groupKey: [AttributeValue], groupBy: [String]) throws -> AttributeValue where S.Row == ManagedObject {
+    func aggregate<S>(over members: [S.Row], _ evaluator: PredicateEvaluator<S>, groupKey: [AttributeValue], groupBy: [String]) throws -> AttributeValue {
         switch property.kind {
         case .count: return .integer(Int64(members.count))
         case .value(let keyPath):
