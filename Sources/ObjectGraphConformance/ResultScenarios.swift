@@ -135,6 +135,36 @@ enum ResultScenarios {
                 try check(fresh.statistics.storeRoundTrips <= 1 + 9, "one round trip for IDs and one per batch of 300 (saw \(fresh.statistics.storeRoundTrips))")
             }
         },
+        ConformanceScenario("results.batched.prefetchesEachBatch") { env in
+            // Core Data loads a batched result's relationshipKeyPathsForPrefetching with each
+            // batch: walking a batch's relationships then costs no round trip.
+            try FaultingScenarios.seedSchool(env, students: 12)
+            try env.reopen()
+            let context = env.newContext()
+            try context.performAndWait {
+                var request = FetchRequest<Student>(sortKeys: [SortKey("name", comparison: .localizedStandard)])
+                request.fetchBatchSize = 4
+                request.relationshipKeyPathsForPrefetching = ["schoolClass", "subjects"]
+                let results = try context.fetchBatched(request)
+                var titles: [String] = []
+                var subjects: [Int] = []
+                for index in 0..<3 {
+                    let batch = try results.batch(at: index)
+                    let loaded = context.statistics
+                    for student in batch {
+                        titles.append(student.schoolClass?.title ?? "none")
+                        subjects.append(student.subjects.filter { !$0.name.isEmpty }.count)
+                    }
+                    let walked = context.statistics
+                    try checkEqual(walked.storeRoundTrips, loaded.storeRoundTrips, "walking batch \(index)'s prefetched relationships costs no round trip")
+                    try checkEqual(walked.relationshipFaultsFired, loaded.relationshipFaultsFired, "and fires no relationship fault in batch \(index)")
+                }
+                try checkEqual(titles, (0..<12).map { $0 % 2 == 0 ? "A" : "B" }, "class titles in name order")
+                try checkEqual(subjects, Array(repeating: 2, count: 12), "two subjects each")
+                request.relationshipKeyPathsForPrefetching = ["schoolClass.title"]
+                try FetchScenarios.checkInvalidFetch("prefetching an attribute in a batched fetch") { _ = try context.fetchBatched(request) }
+            }
+        },
         ConformanceScenario("results.batched.unsavedMatchSavedBetweenBatchesIsTheSameObject") { env in
             // An unsaved object a batched fetch matched, saved before its batch is read: the
             // batch gives that object (uniquing), under its permanent ID. The result held its

@@ -100,7 +100,7 @@ extension ManagedObjectContext {
             }
         }
         for keyPath in request.relationshipKeyPathsForPrefetching {
-            try prefetch(keyPath, from: objects, entity: entity)
+            try prefetch(prefetchSteps(keyPath, from: entity), from: objects)
         }
         // Every element was checked to be a `T` above, and an array of class references has
         // one representation whatever the class (the standard library reinterprets such
@@ -123,7 +123,10 @@ extension ManagedObjectContext {
         if let resolved = resolvingHandedOverIDs(in: request) { return try fetchBatched(resolved) }
         var idsOnly = request
         idsOnly.returnsObjectsAsFaults = true
-        let ids = try executeFetch(idsOnly).answer.ids
+        let (entity, answer) = try executeFetch(idsOnly)
+        let ids = answer.ids
+        // Checked now, so a wrong key path is thrown here rather than met by an element read.
+        let prefetching = try request.relationshipKeyPathsForPrefetching.map { try prefetchSteps($0, from: entity) }
         // Unsaved matches are held by the result, under their temporary IDs (see BatchedFetchResults).
         var inserted: [ObjectID: ManagedObject] = [:]
         if !insertedStorage.isEmpty {
@@ -131,7 +134,7 @@ extension ManagedObjectContext {
         }
         return BatchedFetchResults(
             context: self, objectIDs: ids, inserted: inserted, batchSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : 500,
-            refreshesRefetched: request.shouldRefreshRefetchedObjects)
+            refreshesRefetched: request.shouldRefreshRefetchedObjects, prefetching: prefetching)
     }
 
     /// The IDs of the objects matching `request`, in order.
@@ -335,9 +338,9 @@ extension ManagedObjectContext {
         return objects
     }
 
-    /// Loads the destinations of `keyPath` for all `objects`: one round trip per step.
-    private func prefetch(_ keyPath: String, from objects: [ManagedObject], entity: EntityDescription) throws {
-        var current = objects
+    /// The relationships `keyPath` (a prefetching key path) walks from `entity`.
+    func prefetchSteps(_ keyPath: String, from entity: EntityDescription) throws -> [RelationshipDescription] {
+        var steps: [RelationshipDescription] = []
         var currentEntity = entity
         // Empty steps are kept, so that "a..b", ".a", "a." and "" are refused rather than read
         // as the path without them.
@@ -348,6 +351,16 @@ extension ManagedObjectContext {
             guard let relationship = currentEntity.relationship(named: component) else {
                 throw ObjectGraphError(.invalidFetch, key: keyPath, "cannot prefetch '\(keyPath)': \(currentEntity.name) has no relationship '\(component)'")
             }
+            steps.append(relationship)
+            currentEntity = model.destinationEntity(of: relationship)
+        }
+        return steps
+    }
+
+    /// Loads the destinations of the relationship `steps` for all `objects`: one round trip per step.
+    func prefetch(_ steps: [RelationshipDescription], from objects: [ManagedObject]) throws {
+        var current = objects
+        for relationship in steps {
             // Destinations are told apart by ID (one object per ID in a context) before their
             // objects are looked up: 10,000 students naming 100 subjects looked up a registered
             // object and SipHashed its identity 100,000 times.
@@ -379,7 +392,6 @@ extension ManagedObjectContext {
             }
             try fulfillFaults(nextObjects)
             current = nextObjects
-            currentEntity = model.destinationEntity(of: relationship)
         }
     }
 }

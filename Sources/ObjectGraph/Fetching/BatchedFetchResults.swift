@@ -33,11 +33,16 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
     /// loaded take the stored values (under their unsaved changes) when the batch loads, as a
     /// plain fetch gives them at once.
     private let refreshesRefetched: Bool
+    /// The request's ``FetchRequest/relationshipKeyPathsForPrefetching``, as relationship
+    /// steps: loaded for each batch as it loads, as Core Data prefetches per batch (ignored,
+    /// walking a batch's relationships took a round trip per destination).
+    private let prefetching: [[RelationshipDescription]]
     private var batches: [Int: [Element]] = [:]
     private var recent: [Int] = []
 
-    init(context: ManagedObjectContext, objectIDs: [ObjectID], inserted: [ObjectID: ManagedObject] = [:], batchSize: Int, retainedBatches: Int = 2, refreshesRefetched: Bool = false) {
+    init(context: ManagedObjectContext, objectIDs: [ObjectID], inserted: [ObjectID: ManagedObject] = [:], batchSize: Int, retainedBatches: Int = 2, refreshesRefetched: Bool = false, prefetching: [[RelationshipDescription]] = []) {
         self.context = context
+        self.prefetching = prefetching
         self.refreshesRefetched = refreshesRefetched
         self.fetchedIDs = objectIDs
         self.inserted = inserted
@@ -82,6 +87,7 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
         let refetched = refreshesRefetched ? objects.filter { !$0.isFaultStorage } : []
         try context.fulfillFaults(objects, cachingRows: false)
         if !refetched.isEmpty { try context.refreshRefetched(refetched) }
+        for steps in prefetching { try context.prefetch(steps, from: objects) }
         var typed: [Element] = []
         typed.reserveCapacity(objects.count)
         for object in objects {

@@ -43,7 +43,8 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// unsaved changes stay on top, and loaded to-many relationships are read again when next
     /// touched. `false` (the default) leaves such objects as they are, as Core Data does.
     public var shouldRefreshRefetchedObjects = false
-    /// Relationship key paths whose destinations are loaded along with the results.
+    /// Relationship key paths whose destinations are loaded along with the results (with each
+    /// batch, for ``ManagedObjectContext/fetchBatched(_:)``).
     public var relationshipKeyPathsForPrefetching: [String] {
         get { extras?.values.relationshipKeyPathsForPrefetching ?? [] }
         set { updateExtras { $0.relationshipKeyPathsForPrefetching = newValue } }
