@@ -42,6 +42,25 @@ enum FetchScenarios {
         }
     }
 
+    /// ``seedPeople(_:)``, then a context that loads every student (in name order, with their
+    /// ages and classes) before another context saves Ada's age as 99. The loaded objects,
+    /// held by the caller, keep their older values (nothing merges): Ada still reads 36.
+    static func seedPeopleLoadedBeforeAnotherSave(_ env: ScenarioEnvironment) throws -> (reader: ManagedObjectContext, loaded: [Student]) {
+        try seedPeople(env)
+        let reader = env.newContext()
+        let loaded = try reader.performAndWait { () throws -> [Student] in
+            let students = try reader.fetch(FetchRequest<Student>(sortKeys: [SortKey("name")]))
+            for student in students { _ = (student.age, student.schoolClass?.title) }
+            return students
+        }
+        let writer = env.newContext()
+        try writer.performAndWait {
+            try writer.fetch(FetchRequest<Student>(predicate: .key("name") == "Ada"))[0].age = 99
+            try writer.save()
+        }
+        return (reader, loaded)
+    }
+
     /// A key path expression, for builder methods (`key("name").beginsWith("A")`) where a
     /// leading-dot `.key` has no contextual type to resolve against.
     static func key(_ path: String) -> ObjectGraph.PredicateOperand { .keyPath(path) }

@@ -160,6 +160,24 @@ extension PredicateScenarios {
             try classes("students.@count == 0", ["Physics"])
             try students("ANY subjects.name == 'Music'", ["Zoe"])
         },
+        ConformanceScenario("predicates.pendingChanges.unchangedObjectsMatchByStoredValues") { env in
+            // A predicate reading related objects the context changed is evaluated here, not
+            // by the store; an object without unsaved changes still matches by its stored
+            // values, as the store (and Core Data) match it — not by older values it kept
+            // from before another context's save.
+            let (reader, loaded) = try FetchScenarios.seedPeopleLoadedBeforeAnotherSave(env)
+            try reader.performAndWait {
+                try checkEqual(loaded[0].age, 36, "Ada as loaded (no merge)")
+                let old: FetchPredicate = .key("age") > 90 && .key("schoolClass.title") == "Math"
+                try FetchScenarios.expectNames(reader, old, ["Ada"], "matched by the stored age")
+                loaded[3].schoolClass?.title = "Optics"  // Grace's class, unsaved
+                try FetchScenarios.expectNames(reader, old, ["Ada"], "still, with an unsaved change to another class")
+                loaded[0].schoolClass?.title = "Maths"  // Ada's class, unsaved
+                try FetchScenarios.expectNames(reader, old, [], "not under her class's old title")
+                try FetchScenarios.expectNames(reader, .key("age") > 90 && .key("schoolClass.title") == "Maths", ["Ada"], "but under its unsaved one")
+                try FetchScenarios.expectNames(reader, .key("age") < 40 && .key("schoolClass.title") == "Maths", [], "and not by her older loaded age")
+            }
+        },
         ConformanceScenario("predicates.pendingChanges.relatedValues") { env in
             // Unsaved values of related objects count, as a save would make them count: the
             // store's answer is about the saved ones (renaming a class left its students out

@@ -22,19 +22,8 @@ extension ResultScenarios {
             }
         },
         ConformanceScenario("results.dictionaries.valuesAreTheStoresUnlessUnsavedChangesCount") { env in
-            try FetchScenarios.seedPeople(env)
-            let reader = env.newContext()
             // Loaded, and held, before another context saves: these objects keep older values.
-            let loaded = try reader.performAndWait {
-                let students = try reader.fetch(FetchRequest<Student>(sortKeys: [SortKey("name")]))
-                _ = students.map(\.age)
-                return students
-            }
-            let writer = env.newContext()
-            try writer.performAndWait {
-                try writer.fetch(FetchRequest<Student>(predicate: .key("name") == "Ada"))[0].age = 99
-                try writer.save()
-            }
+            let (reader, loaded) = try FetchScenarios.seedPeopleLoadedBeforeAnotherSave(env)
             try reader.performAndWait {
                 try checkEqual(loaded[0].age, 36, "the loaded object keeps its values (no merge)")
                 var plain = FetchRequest<Student>(predicate: .key("age") > 90)

@@ -286,11 +286,11 @@ extension ManagedObjectContext {
             return try evaluator.evaluate(compiled, on: object)
         }
         var candidates = OrderedSet<ObjectID>()
-        if readsRelated && compiled != nil {
-            // The store matched nothing: each unchanged row is evaluated on live objects.
-            let unchanged = stored.filter { !isDeletedHere($0) && updatedStorage[$0] == nil }.map(registeredOrFault)
-            try fulfillFaults(unchanged)
-            for object in unchanged where try matches(object) { candidates.append(object.objectID) }
+        if readsRelated, let compiled {
+            // The store matched nothing: each unchanged row is evaluated here, on its stored
+            // values and the related objects' unsaved ones (see SavedStateRowSource).
+            let unchanged = stored.filter { !isDeletedHere($0) && updatedStorage[$0] == nil }
+            candidates.append(contentsOf: try SavedStateRowSource.matching(unchanged, compiled, in: self))
         } else {
             for id in stored where !isDeletedHere(id) && updatedStorage[id] == nil { candidates.append(id) }
         }
