@@ -38,6 +38,11 @@ extension ResultScenarios {
                 var ages = FetchRequest<Student>(predicate: .key("name") == "Grace")
                 ages.propertiesToFetch = [.key("age")]
                 try checkEqual(try reader.fetchDictionaries(ages), [["age": .integer(20)]], "the unsaved value, pending changes included")
+                try checkEqual(try reader.fetchDictionaries(plain), [["name": .string("Ada"), "age": .integer(99)]], "and Ada's stored one, unchanged here")
+                var byAge = FetchRequest<Student>(predicate: .key("age") > 80, sortKeys: [SortKey("age")])
+                byAge.propertiesToFetch = [.key("age"), .count(as: "n")]
+                byAge.propertiesToGroupBy = ["age"]
+                try checkEqual(try reader.fetchDictionaries(byAge), [["age": .integer(99), "n": .integer(1)]], "grouped: Grace no longer over 80, Ada by her stored age")
                 ages.includesPendingChanges = false
                 try checkEqual(try reader.fetchDictionaries(ages), [["age": .integer(85)]], "the stored value, pending changes left out")
                 var grouped = ages

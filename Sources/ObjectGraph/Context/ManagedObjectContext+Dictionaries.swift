@@ -19,7 +19,8 @@ extension ManagedObjectContext {
     /// (Core Data ignores them in dictionary fetches; here they count, and
     /// ``FetchRequest/includesPendingChanges`` `= false` leaves them out): values are read from
     /// the store, as Core Data reads them, unless unsaved changes are included and could alter
-    /// the rows, when they are read from the context's objects.
+    /// the rows, when they are read as the context's save would leave them (objects with
+    /// unsaved changes by their values, every other object by its stored row).
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [FetchedRow] {
         try checkQueue("fetchDictionaries(_:)")
         if let resolved = resolvingHandedOverIDs(in: request) { return try fetchDictionaries(resolved) }
@@ -104,12 +105,12 @@ extension ManagedObjectContext {
         return hasPendingChanges(inTokens: tokens)
     }
 
-    /// The rows computed here from the matching rows: the context's objects when `live`
-    /// (unsaved changes included), otherwise the store's row snapshots. Core Data reads a
-    /// dictionary fetch's values from the store; objects the context loaded earlier may hold
-    /// older values (another context saved since) or unsaved ones the request excludes
-    /// (`includesPendingChanges = false`), and a row read from them contradicted its own
-    /// predicate, which the store had matched (`age > 90` giving `age = 36`).
+    /// The rows computed here from the matching rows: when `live`, as the context's save would
+    /// leave them (unsaved changes included, see SavedStateRowSource), otherwise the store's
+    /// row snapshots. Core Data reads a dictionary fetch's values from the store; objects the
+    /// context loaded earlier may hold older values (another context saved since) or unsaved
+    /// ones the request excludes (`includesPendingChanges = false`), and a row read from them
+    /// contradicted its own predicate, which the store had matched (`age > 90` giving `age = 36`).
     private func groupsFromRows<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, live: Bool, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
         var matching = request
         matching.fetchOffset = 0
@@ -117,10 +118,10 @@ extension ManagedObjectContext {
         matching.sortKeys = []
         matching.returnsObjectsAsFaults = true
         if live {
-            let objects = try fetch(matching)
-            try fulfillFaults(objects)
-            let evaluator = PredicateEvaluator(source: ObjectRowSource(context: self))
-            return try Self.rows(of: objects, evaluator, request: request, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
+            // As a save would leave them: unchanged objects by their stored values.
+            let source = SavedStateRowSource(context: self)
+            let matches = try source.rows(for: fetchObjectIDs(matching))
+            return try Self.rows(of: matches, PredicateEvaluator(source: source), request: request, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
         }
         var storeRequest = try makeStoreRequest(matching, entity: entity)
         storeRequest.resultType = .snapshots

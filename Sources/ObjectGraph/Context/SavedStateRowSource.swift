@@ -73,20 +73,35 @@ struct SavedStateRowSource: PredicateRowSource {
         return try ids.compactMap { try self.row(for: $0) }
     }
 
-    /// Evaluates `predicate` on the stored rows of `ids` (objects without unsaved changes),
-    /// read in one round trip; returns the IDs that match, in the order given.
+    /// The rows of `ids` after a save, in order (those a save would remove left out): the
+    /// stored ones read in one round trip.
+    func rows(for ids: [ObjectID]) throws -> [Row] {
+        var rows: [Row?] = []
+        rows.reserveCapacity(ids.count)
+        var stored: [ObjectID] = []
+        for id in ids {
+            if let object = context.registeredLive(id), object.isInsertedStorage || object.isUpdatedStorage || object.isDeletedStorage {
+                rows.append(object.isDeletedStorage ? nil : .object(object))
+            } else {
+                rows.append(nil)
+                if !id.isTemporary { stored.append(id) }
+            }
+        }
+        guard !stored.isEmpty else { return rows.compactMap { $0 } }
+        context.statisticsStorage.storeRoundTrips += 1
+        // (Snapshots may come back in another order, grouped by store.)
+        let byID = Dictionary(try context.coordinator.snapshots(for: stored).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+        for (position, id) in ids.enumerated() where rows[position] == nil {
+            rows[position] = byID[id].map(Row.stored)
+        }
+        return rows.compactMap { $0 }
+    }
+
+    /// The IDs among `ids` whose rows after a save match `predicate`, in order.
     static func matching(_ ids: [ObjectID], _ predicate: CompiledPredicate, in context: ManagedObjectContext) throws -> [ObjectID] {
         guard !ids.isEmpty else { return [] }
         let source = SavedStateRowSource(context: context)
         let evaluator = PredicateEvaluator(source: source)
-        context.statisticsStorage.storeRoundTrips += 1
-        var matches: [ObjectID] = []
-        for snapshot in try context.coordinator.snapshots(for: ids) where try evaluator.evaluate(predicate, on: .stored(snapshot)) {
-            matches.append(snapshot.objectID)
-        }
-        // (Snapshots may come back in another order, grouped by store.)
-        if matches.count < 2 { return matches }
-        let matched = Set(matches)
-        return ids.filter(matched.contains)
+        return try source.rows(for: ids).filter { try evaluator.evaluate(predicate, on: $0) }.map(source.objectID(of:))
     }
 }
