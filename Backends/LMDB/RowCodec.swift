@@ -392,7 +392,11 @@ struct RowCodec {
         case .integer: return .integer(Int64(bitPattern: try reader.u64()))
         case .double: return .double(Double(bitPattern: try reader.u64()))
         case .decimal:
-            guard let value = Decimal(string: try reader.string(), locale: posix) else { throw ByteReader.Truncated() }
+            // A NaN is written as its description, "NaN", which `Decimal(string:)` does not
+            // read: the row holding one was refused as damaged.
+            let text = try reader.string()
+            if text == "NaN" { return .decimal(.nan) }
+            guard let value = Decimal(string: text, locale: posix) else { throw ByteReader.Truncated() }
             return .decimal(value)
         case .string: return .string(try reader.string())
         case .bool: return .bool(try reader.u8() != 0)

@@ -134,6 +134,18 @@ enum AttributeScenarios {
                 try checkEqual(found, [ids[3]], "a 36-digit decimal is found by equality")
             }
         },
+        ConformanceScenario("attributes.decimal.nanRoundTrips") { env in
+            // A decimal NaN is a value a context accepts and a save stores; the LMDB store
+            // wrote it as "NaN", which `Decimal(string:)` does not read, and then refused its
+            // own row as damaged at every read.
+            let (context, ids) = try saveAndReopen(env, [["decimal": Decimal.nan, "string": "nan"], ["decimal": Decimal(1), "string": "one"]])
+            try context.performAndWait {
+                let stored = try read(context.existingObject(with: ids[0]), "decimal") as? Decimal
+                try check(stored?.isNaN == true, "a decimal NaN reads back as NaN, not \(stored.map { "\($0)" } ?? "nil")")
+                let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "AllTypes", sortKeys: [SortKey("string")]))
+                try checkEqual(try all.map { try $0.value(forKey: "string") as? String }, ["nan", "one"], "a fetch reads the row holding it")
+            }
+        },
         ConformanceScenario("attributes.string.roundTripExact") { env in
             let strings = [
                 "", "Ada", "Grüße aus Köln", "cafe\u{301} (decomposed)", "👩‍👩‍👧‍👦 family, 🇺🇦 flag, 😀",
