@@ -73,6 +73,9 @@ public final class BinaryFileStore: AtomicStore, @unchecked Sendable {
         try writer.write(try encoder.encode(contents))
     }
 
+    /// The store file's path, for error messages.
+    public override var location: String { url.path }
+
     /// Marks the store closed and releases its lock.
     public override func close() {
         super.close()

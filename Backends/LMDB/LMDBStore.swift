@@ -228,8 +228,12 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         let block = try environment.write { txn -> Range<Int64> in
             var first: Int64 = 1
             if let stored = try txn.get(handles.metadata, counterKey) { first = try PrimaryKeyBytes.decode(stored) }
-            if let last = try txn.withCursor(rows, { try $0.move(MDB_LAST) }) { first = max(first, try PrimaryKeyBytes.decode(last.key) + 1) }
-            let end = first + wanted + Self.reservationBlock
+            if let last = try txn.withCursor(rows, { try $0.move(MDB_LAST) }) {
+                first = max(first, try PrimaryKeyCounter.end(from: try PrimaryKeyBytes.decode(last.key), count: 1, rootEntity: rootEntity, location: url.path))
+            }
+            // The spare block shrinks to what is left below Int64.max, rather than overflow.
+            let needed = try PrimaryKeyCounter.end(from: first, count: wanted, rootEntity: rootEntity, location: url.path)
+            let end = needed + min(Self.reservationBlock, Int64.max - needed)
             try txn.put(handles.metadata, counterKey, PrimaryKeyBytes.encode(end))
             return first..<end
         }

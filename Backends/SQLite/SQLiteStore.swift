@@ -325,10 +325,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 if try read.step() { first = read.int64(0) }
                 // Keys taken by rows written by any means still count.
                 let maximum = try connection.prepare("SELECT COALESCE(MAX(pk), 0) FROM \(SQLiteSchema.table(rootEntity))")
-                if try maximum.step() { first = max(first, maximum.int64(0) + 1) }
+                if try maximum.step() {
+                    first = max(first, try PrimaryKeyCounter.end(from: maximum.int64(0), count: 1, rootEntity: rootEntity, location: url.path))
+                }
                 let write = try connection.prepare("INSERT INTO og_primary_keys (root, next) VALUES (?, ?) ON CONFLICT(root) DO UPDATE SET next = excluded.next")
                 try write.bind(rootEntity, at: 1)
-                try write.bind(first + Int64(count), at: 2)
+                try write.bind(try PrimaryKeyCounter.end(from: first, count: Int64(count), rootEntity: rootEntity, location: url.path), at: 2)
                 try write.run()
                 return first
             }

@@ -131,4 +131,35 @@ struct BinaryFileCorruptionTests {
         #expect(tally[.refused(.malformed), default: 0] > 0, "mutations reach the content decoder: \(tally)")
         #expect(tally[.refused(.checksumMismatch), default: 0] > 0, "\(tally)")
     }
+
+    @Test("a key counter at the end of Int64 (behind a sound checksum) is a typed error at the next insert, not an overflow crash")
+    func exhaustedKeyCounter() throws {
+        let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("text", .string) } }
+        let url = try Support.temporaryStore()
+        defer { Support.remove(url) }
+        let container = try Support.container(url, model: model)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            try context.insertObject(entityName: "Note").setValue("kept", forKey: "text")
+            try context.save()
+        }
+        var contents = try Support.contents(container)
+        container.close()
+        contents.nextPrimaryKey["Note"] = Int64.max
+        try Data(try BinaryFileEncoder(model: model).encode(contents).joined()).write(to: url)
+        let before = try Data(contentsOf: url)
+
+        let reopened = try Support.container(url, model: model)
+        let writer = reopened.newBackgroundContext()
+        let note = try writer.performAndWait { try writer.insertObject(entityName: "Note") }
+        let failure = writer.performAndWait { () -> StoreError? in
+            try? note.setValue("new", forKey: "text")
+            return #expect(throws: StoreError.self) { try writer.save() }
+        }
+        let message = failure?.message ?? ""
+        #expect(failure?.code == .corrupt && message.contains(url.path) && message.contains("Note"), "names the file and hierarchy: \(message)")
+        #expect(writer.performAndWait { writer.insertedObjects } == [note], "the context keeps its insert")
+        reopened.close()
+        #expect(try Data(contentsOf: url) == before, "the file is left as it was")
+    }
 }

@@ -36,6 +36,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         self.namespaces = namespaces
     }
 
+    /// Where the store is, for error messages: a file store names its file.
+    open var location: String { "the store \(identifier)" }
+
     /// Writes the new contents somewhere lasting; called during each save before the contents
     /// become current. Throwing fails the save and leaves the old contents in place.
     open func persist(_ contents: AtomicStoreContents) throws {}
@@ -69,9 +72,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Hands out keys from the hierarchy's counter.
     public func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64 {
         try checkOpen()
-        return state.withLock { contents in
+        return try state.withLock { contents in
             let first = contents.nextPrimaryKey[rootEntity] ?? 1
-            contents.nextPrimaryKey[rootEntity] = first + Int64(count)
+            contents.nextPrimaryKey[rootEntity] = try PrimaryKeyCounter.end(from: first, count: Int64(count), rootEntity: rootEntity, location: location)
             return first
         }
     }

@@ -1,0 +1,107 @@
+import CLMDB
+import Foundation
+import ObjectGraph
+import ObjectGraphLMDB
+import Testing
+
+/// Environments whose ObjectGraph contents were damaged (values of a wrong length, counters
+/// out of range): each is a typed error naming the file, never a crash, and the context keeps
+/// its changes. (Damage inside LMDB's own B-tree pages is liblmdb's to detect, and not here.)
+@Suite("LMDB store: damaged contents")
+struct LMDBDamagedStoreTests {
+    /// A store holding one doc (key 1), closed.
+    static func seededStore() throws -> URL {
+        let url = try LMDBFixture.temporaryFile()
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let doc = try context.insertObject(entityName: "Doc")
+            try doc.setValue("kept", forKey: "title")
+            try LMDBFixture.insertReply("a reply", to: doc, in: context)
+            try context.save()
+        }
+        return url
+    }
+
+    /// The 8-byte key of primary key `pk`, as the store writes it.
+    static func key(_ pk: Int64) -> [UInt8] {
+        withUnsafeBytes(of: (UInt64(bitPattern: pk) ^ (1 << 63)).bigEndian) { Array($0) }
+    }
+
+    /// Writes `value` under `key` in the named database `name`, with no store open.
+    static func put(_ url: URL, _ name: String, _ key: [UInt8], _ value: [UInt8]) throws {
+        try LMDBFixture.withRawEnvironment(url) { _, txn in
+            var dbi: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, name, 0, &dbi) == MDB_SUCCESS)
+            var key = key, value = value
+            try key.withUnsafeMutableBytes { keyBytes in
+                try value.withUnsafeMutableBytes { valueBytes in
+                    var k = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
+                    var v = MDB_val(mv_size: valueBytes.count, mv_data: valueBytes.baseAddress)
+                    try #require(mdb_put(txn, dbi, &k, &v, 0) == MDB_SUCCESS)
+                }
+            }
+        }
+    }
+
+    /// The value under `key` in the named database `name`.
+    static func get(_ url: URL, _ name: String, _ key: [UInt8]) throws -> [UInt8]? {
+        try LMDBFixture.withRawEnvironment(url) { _, txn in
+            var dbi: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, name, 0, &dbi) == MDB_SUCCESS)
+            var key = key
+            return key.withUnsafeMutableBytes { keyBytes -> [UInt8]? in
+                var k = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
+                var v = MDB_val()
+                guard mdb_get(txn, dbi, &k, &v) == MDB_SUCCESS else { return nil }
+                return Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+            }
+        }
+    }
+
+    /// Inserts a doc in a new coordinator on `url` and returns the error its save throws,
+    /// checking that the context keeps the insert.
+    static func insertError(_ url: URL) throws -> StoreError? {
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        return try context.performAndWait {
+            try context.insertObject(entityName: "Doc").setValue("new", forKey: "title")
+            let error = #expect(throws: StoreError.self) { try context.save() }
+            #expect(context.insertedObjects.count == 1, "the context keeps its insert")
+            return error
+        }
+    }
+
+    @Test("a key counter or a row key at the end of Int64 is a typed error at the next insert, not an overflow crash", arguments: [true, false])
+    func exhaustedKeys(counterDamaged: Bool) throws {
+        let url = try Self.seededStore()
+        if counterDamaged {
+            try Self.put(url, "og:meta", Array("pk:Doc".utf8), Self.key(Int64.max))
+        } else {
+            let row = try #require(try Self.get(url, "og:rows:Doc", Self.key(1)))
+            try Self.put(url, "og:rows:Doc", Self.key(Int64.max), row)
+        }
+        let error = try Self.insertError(url)
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains(url.path) == true, "names the file: \(String(describing: error))")
+        #expect(error?.message.contains("Doc") == true, "names the hierarchy: \(String(describing: error))")
+    }
+
+    @Test("the last keys below Int64.max are still handed out, with a smaller spare block")
+    func lastKeys() throws {
+        let url = try Self.seededStore()
+        try Self.put(url, "og:meta", Array("pk:Doc".utf8), Self.key(Int64.max - 2))
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let key = try context.performAndWait {
+            let doc = try context.insertObject(entityName: "Doc")
+            try doc.setValue("last", forKey: "title")
+            try context.save()
+            return doc.objectID.primaryKey
+        }
+        #expect(key == Int64.max - 2)
+    }
+}

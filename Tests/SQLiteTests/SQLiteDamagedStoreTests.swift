@@ -1,0 +1,51 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+import ObjectGraphSQLite
+import Testing
+
+/// Stores edited behind ObjectGraph's back (another tool, a hand-run `UPDATE`): each damage is
+/// a typed error naming the file, never a crash, and the context keeps its changes.
+@Suite("SQLite store: damaged contents")
+struct SQLiteDamagedStoreTests {
+    /// A store holding one note whose text is `text`, closed.
+    static func seededStore(text: String = "kept") throws -> URL {
+        let url = try SQLiteStoreTests.temporaryFile()
+        let container = try PersistentContainer(model: try SQLiteStoreTests.model(), stores: [.sqlite(at: url)])
+        defer { container.close() }
+        let seeding = container.newBackgroundContext()
+        try seeding.performAndWait { try seeding.insertObject(entityName: "Note").setValue(text, forKey: "text") }
+        try seeding.performAndWait { try seeding.save() }
+        return url
+    }
+
+    /// Runs `sql` on the file through a connection of its own.
+    static func execute(_ url: URL, _ sql: String) throws {
+        var db: OpaquePointer?
+        try #require(sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        defer { sqlite3_close_v2(db) }
+        try #require(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+    }
+
+    @Test("a key counter or a row key at the end of Int64 is a typed error at the next insert, not an overflow crash", arguments: [
+        "UPDATE og_primary_keys SET next = 9223372036854775807 WHERE root = 'Note'",
+        "UPDATE \"Note\" SET pk = 9223372036854775807",
+    ])
+    func exhaustedKeys(_ damage: String) throws {
+        let url = try Self.seededStore()
+        try Self.execute(url, damage)
+        let container = try PersistentContainer(model: try SQLiteStoreTests.model(), stores: [.sqlite(at: url)])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            try context.insertObject(entityName: "Note").setValue("new", forKey: "text")
+            let error = #expect(throws: StoreError.self) { try context.save() }
+            #expect(error?.code == .corrupt)
+            #expect(error?.message.contains(url.path) == true, "names the file: \(String(describing: error))")
+            #expect(error?.message.contains("Note") == true, "names the table: \(String(describing: error))")
+            #expect(context.insertedObjects.count == 1, "the context keeps its insert")
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Note")) == 2, "the stored note and the pending one")
+        }
+        container.close()
+        #expect(SQLiteStoreTests.strings(url, "SELECT \"a:Note.text\" FROM \"Note\"") == ["kept"], "nothing was written")
+    }
+}
