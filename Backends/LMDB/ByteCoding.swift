@@ -109,8 +109,10 @@ enum PrimaryKeyBytes {
         return try withUnsafeBytes(of: key, body)
     }
 
-    /// The primary key in the first 8 bytes of `bytes`.
+    /// The primary key `bytes` hold: exactly 8 bytes, so a longer (damaged) key is refused
+    /// rather than read as another row's.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Int64 {
+        guard bytes.count == 8 else { throw ByteReader.Truncated() }
         var reader = ByteReader(bytes)
         return try reader.orderedInt64()
     }

@@ -173,7 +173,19 @@ final class LMDBEnvironment: @unchecked Sendable {
     func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         let txn = try beginRead()
         defer { endRead(txn) }
-        return try body(LMDBTransaction(txn: txn, environment: self))
+        do {
+            return try body(LMDBTransaction(txn: txn, environment: self))
+        } catch is ByteReader.Truncated {
+            throw damagedValue()
+        }
+    }
+
+    /// The error for a key or value shorter than its encoding (or of an unknown tag or code)
+    /// that no caller turned into a more precise one: a row key or a key counter not 8 bytes
+    /// long, a member or index entry cut short. Without it the reader's own untyped error
+    /// reached the caller, naming neither the file nor the problem.
+    func damagedValue() -> StoreError {
+        StoreError(.corrupt, "\(path) holds a damaged key or value (shorter than its encoding, or of an unknown kind)")
     }
 
     /// A renewed idle or new read-only transaction, with the map lock held shared; ended by
@@ -283,6 +295,9 @@ final class LMDBEnvironment: @unchecked Sendable {
                     } catch let error as StoreError where (error.underlying as? LMDBError)?.code == MDB_MAP_FULL {
                         mdb_txn_abort(txn)
                         return .failure(.grow)
+                    } catch is ByteReader.Truncated {
+                        mdb_txn_abort(txn)
+                        throw damagedValue()
                     } catch {
                         mdb_txn_abort(txn)
                         throw error

@@ -104,4 +104,30 @@ struct LMDBDamagedStoreTests {
         }
         #expect(key == Int64.max - 2)
     }
+
+    @Test("a key counter or row key of the wrong length is a typed error naming the file, not the reader's untyped one", arguments: [
+        ("og:meta", Array("pk:Doc".utf8), [1, 2, 3]), ("og:rows:Doc", [1, 2, 3], []), ("og:rows:Doc", Self.key(2) + [0], []),
+    ] as [(String, [UInt8], [UInt8])])
+    func keysOfAWrongLength(database: String, key: [UInt8], value: [UInt8]) throws {
+        let url = try Self.seededStore()
+        // A row under a damaged key holds a sound row's bytes: only its key is wrong.
+        let row = try #require(try Self.get(url, "og:rows:Doc", Self.key(1)))
+        try Self.put(url, database, key, value.isEmpty ? row : value)
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let error = context.performAndWait { () -> StoreError? in
+            try? context.insertObject(entityName: "Doc").setValue("new", forKey: "title")
+            do {
+                // The save allocates a key (reading the counter); the fetch reads every row.
+                try context.save()
+                _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Doc"))
+                return nil
+            } catch {
+                return error as? StoreError
+            }
+        }
+        #expect(error?.code == .corrupt, "\(String(describing: error))")
+        #expect(error?.message.contains(url.path) == true, "names the file: \(String(describing: error))")
+    }
 }
