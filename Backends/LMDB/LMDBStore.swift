@@ -205,8 +205,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             func value(_ key: String) throws -> String? {
                 try txn.get(handles.metadata, Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) }
             }
-            let userInfo = try value("userInfo").flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:]
-            return StoreMetadata(storeIdentifier: try value("storeIdentifier") ?? identifier, modelVersionHash: try value("modelVersionHash") ?? "", userInfo: userInfo)
+            return try StoreMetadata(
+                storeIdentifier: try value("storeIdentifier") ?? identifier, modelVersionHash: try value("modelVersionHash"),
+                userInfoJSON: try value("userInfo").map { Data($0.utf8) }, location: "\(url.path) (database \(LMDBLayout.metadataName))")
         }
     }
 

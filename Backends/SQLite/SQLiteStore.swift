@@ -310,8 +310,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let statement = try connection.prepare("SELECT key, value FROM og_metadata")
             var values: [String: String] = [:]
             while try statement.step() { values[statement.string(0) ?? ""] = statement.string(1) ?? "" }
-            let userInfo = (try? JSONDecoder().decode([String: String].self, from: Data((values["userInfo"] ?? "{}").utf8))) ?? [:]
-            return StoreMetadata(storeIdentifier: values["storeIdentifier"] ?? identifier, modelVersionHash: values["modelVersionHash"] ?? "", userInfo: userInfo)
+            return try StoreMetadata(
+                storeIdentifier: values["storeIdentifier"] ?? identifier, modelVersionHash: values["modelVersionHash"],
+                userInfoJSON: values["userInfo"].map { Data($0.utf8) }, location: "\(url.path) (table og_metadata)")
         }
     }
 

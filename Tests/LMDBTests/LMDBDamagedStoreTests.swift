@@ -130,4 +130,18 @@ struct LMDBDamagedStoreTests {
         #expect(error?.code == .corrupt, "\(String(describing: error))")
         #expect(error?.message.contains(url.path) == true, "names the file: \(String(describing: error))")
     }
+
+    @Test("metadata entries that are garbled or empty refuse the store as corrupt, naming the file, instead of reading as empty", arguments: [
+        ("userInfo", Array("{\"owner\": 1".utf8), "user metadata"), ("userInfo", Array("not json".utf8), "user metadata"),
+        ("modelVersionHash", [], "no model version hash"),
+    ])
+    func damagedMetadata(key: String, value: [UInt8], named: String) throws {
+        let url = try Self.seededStore()
+        try Self.put(url, "og:meta", Array(key.utf8), value)
+        let error = #expect(throws: StoreError.self) {
+            try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
+        }
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains(url.path) == true && error?.message.contains(named) == true, "\(String(describing: error))")
+    }
 }

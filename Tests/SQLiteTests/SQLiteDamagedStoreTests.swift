@@ -48,4 +48,36 @@ struct SQLiteDamagedStoreTests {
         container.close()
         #expect(SQLiteStoreTests.strings(url, "SELECT \"a:Note.text\" FROM \"Note\"") == ["kept"], "nothing was written")
     }
+
+    @Test("metadata rows that are garbled or missing refuse the store as corrupt, naming the file, instead of reading as empty", arguments: [
+        ("UPDATE og_metadata SET value = '{\"owner\": 1' WHERE key = 'userInfo'", "user metadata"),
+        ("UPDATE og_metadata SET value = '[\"a list\"]' WHERE key = 'userInfo'", "user metadata"),
+        ("DELETE FROM og_metadata WHERE key = 'modelVersionHash'", "no model version hash"),
+    ])
+    func damagedMetadata(_ damage: String, _ named: String) throws {
+        let url = try Self.seededStore()
+        try Self.execute(url, damage)
+        let error = #expect(throws: StoreError.self) {
+            try PersistentContainer(model: try SQLiteStoreTests.model(), stores: [.sqlite(at: url)]).close()
+        }
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains(url.path) == true && error?.message.contains(named) == true, "\(String(describing: error))")
+    }
+
+    @Test("user metadata round-trips, and a store without the row reads none")
+    func userMetadataRoundTrip() throws {
+        let url = try Self.seededStore(text: "metadata")
+        let container = try PersistentContainer(model: try SQLiteStoreTests.model(), stores: [.sqlite(at: url)])
+        var changes = StoreChangeSet()
+        changes.userMetadata = ["owner": "tests", "quote": "\"{}\""]
+        try container.coordinator.persistentStores[0].save(changes)
+        container.close()
+        let reopened = try PersistentContainer(model: try SQLiteStoreTests.model(), stores: [.sqlite(at: url)])
+        #expect(try reopened.coordinator.persistentStores[0].metadata().userInfo == ["owner": "tests", "quote": "\"{}\""])
+        reopened.close()
+        try Self.execute(url, "DELETE FROM og_metadata WHERE key = 'userInfo'")
+        let without = try PersistentContainer(model: try SQLiteStoreTests.model(), stores: [.sqlite(at: url)])
+        #expect(try without.coordinator.persistentStores[0].metadata().userInfo == [:])
+        without.close()
+    }
 }
