@@ -38,6 +38,11 @@ struct RowCodec {
     private let attributePositions: [[Int]]
     /// The same for to-one slots, for an entity with transient to-ones.
     private let toOnePositions: [[Int]]
+    /// The kind (``Kind``) each attribute slot's value must have, nil aside, for every entity
+    /// code in turn; entity `code`'s slots start at `kindStarts[code]`. One flat array, so a
+    /// row's check is a comparison per value (see ``read(_:kind:)``).
+    let kinds: [UInt8]
+    private let kindStarts: [Int]
 
     private struct Shape {
         var attributes: Int
@@ -63,6 +68,12 @@ struct RowCodec {
                 storedToOne: entity.toOneRelationships.filter { !$0.isTransient }.count)
         }
         attributePositions = entities.map { entity in Self.positions(entity?.attributes.map(\.isTransient) ?? []) }
+        var kinds: [UInt8] = []
+        kindStarts = entities.map { entity in
+            defer { kinds += (entity?.attributes ?? []).map { Self.kind(of: $0.type) } }
+            return kinds.count
+        }
+        self.kinds = kinds
         toOnePositions = entities.map { entity in Self.positions(entity?.toOneRelationships.map(\.isTransient) ?? []) }
     }
 
@@ -113,7 +124,7 @@ struct RowCodec {
     /// The format before: every attribute and to-one slot, transient ones as nil, by position.
     static let positionalFormat: UInt8 = 1
 
-    private enum Tag: UInt8 {
+    enum Tag: UInt8 {
         case null = 0, integer, double, decimal, string, bool, date, data, uuid, uri
     }
 
@@ -202,9 +213,9 @@ struct RowCodec {
     /// Decodes a row, its values in an array of its own.
     func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64) throws -> RowSnapshot {
         var attributes: [AttributeValue] = []
-        let row = try decodeRow(bytes, primaryKey: primaryKey) { reader, count in
+        let row = try decodeRow(bytes, primaryKey: primaryKey) { reader, count, kind in
             attributes.reserveCapacity(count)
-            for _ in 0..<count { attributes.append(try Self.read(&reader)) }
+            for offset in 0..<count { attributes.append(try Self.read(&reader, kind: kinds[kind + offset])) }
         }
         return RowSnapshot(objectID: row.objectID, version: row.version, attributes: attributes, toOne: row.toOne)
     }
@@ -213,19 +224,20 @@ struct RowCodec {
     /// its run. A damaged row throws midway, leaving part of it in `run`: the caller's whole
     /// answer is then abandoned.
     func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64, into run: inout RowRun, _ rows: inout [RowSnapshot]) throws {
-        let row = try decodeRow(bytes, primaryKey: primaryKey) { reader, count in
-            for _ in 0..<count { run.appendValue(try Self.read(&reader)) }
+        let row = try decodeRow(bytes, primaryKey: primaryKey) { reader, count, kind in
+            for offset in 0..<count { run.appendValue(try Self.read(&reader, kind: kinds[kind + offset])) }
         }
         run.endRow(objectID: row.objectID, version: row.version, toOne: row.toOne, into: &rows)
     }
 
     /// A row's header and to-ones, its attribute values read by `values` (given the reader at
-    /// the first value and their count, which the entity's shape has checked). The rows of an
+    /// the first value, their count, which the entity's shape has checked, and the index in
+    /// ``kinds`` of the first one's kind). The rows of an
     /// entity without transient properties take the first branches, as every row did before
     /// format 2; the others are mapped to their slots out of line.
     @inline(__always)
     private func decodeRow(
-        _ bytes: UnsafeRawBufferPointer, primaryKey: Int64, values: (inout ByteReader, Int) throws -> Void
+        _ bytes: UnsafeRawBufferPointer, primaryKey: Int64, values: (inout ByteReader, Int, Int) throws -> Void
     ) throws -> (objectID: ObjectID, version: Int64, toOne: ToOneValues) {
         var reader = ByteReader(bytes)
         let format = try reader.u8()
@@ -236,7 +248,7 @@ struct RowCodec {
         let version = Int64(bitPattern: try reader.u64())
         let attributeCount = Int(try reader.u16())
         if attributeCount == shape.attributes && attributeCount == shape.storedAttributes {
-            try values(&reader, attributeCount)
+            try values(&reader, attributeCount, kindStarts[Int(code)])
         } else {
             try readMappedAttributes(&reader, attributeCount, format: format, code: code, shape: shape, values)
         }
@@ -253,18 +265,19 @@ struct RowCodec {
     @inline(never)
     private func readMappedAttributes(
         _ reader: inout ByteReader, _ count: Int, format: UInt8, code: UInt16, shape: Shape,
-        _ values: (inout ByteReader, Int) throws -> Void
+        _ values: (inout ByteReader, Int, Int) throws -> Void
     ) throws {
+        let kind = kindStarts[Int(code)]
         guard let positions = try mappedSlots(count, format: format, all: shape.attributes, stored: shape.storedAttributes, positions: attributePositions, code: code) else {
-            try values(&reader, count)
+            try values(&reader, count, kind)
             return
         }
-        for position in positions {
+        for (slot, position) in positions.enumerated() {
             if position < 0 {
                 var null = ByteReader(Self.nullTag)
-                try values(&null, 1)
+                try values(&null, 1, kind + slot)
             } else {
-                try values(&reader, 1)
+                try values(&reader, 1, kind + slot)
             }
         }
     }
@@ -385,7 +398,7 @@ struct RowCodec {
 
     private static let posix = Locale(identifier: "en_US_POSIX")
 
-    private static func read(_ reader: inout ByteReader) throws -> AttributeValue {
+    static func read(_ reader: inout ByteReader) throws -> AttributeValue {
         guard let tag = Tag(rawValue: try reader.u8()) else { throw ByteReader.Truncated() }
         switch tag {
         case .null: return .null

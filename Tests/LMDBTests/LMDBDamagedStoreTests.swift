@@ -144,4 +144,21 @@ struct LMDBDamagedStoreTests {
         #expect(error?.code == .corrupt)
         #expect(error?.message.contains(url.path) == true && error?.message.contains(named) == true, "\(String(describing: error))")
     }
+
+    @Test("an integer too wide for its attribute's width is refused as damaged, not handed to an Int32 that cannot hold it")
+    func integerWiderThanItsAttribute() throws {
+        let model = try LMDBFixture.model(extraAttribute: true)
+        let url = try LMDBFixture.temporaryFile()
+        try PersistentContainer(model: model, stores: [.lmdb(at: url)]).close()
+        // A Doc (code 0), version 1: title "A", rank nil, extra (an Int32) 2^40; no to-ones.
+        let row: [UInt8] = [2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 3, 4, 0, 0, 0, 1, 65, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+        try Self.put(url, "og:rows:Doc", Self.key(1), row)
+        let container = try PersistentContainer(model: model, stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Doc")
+        request.returnsObjectsAsFaults = false
+        let error = context.performAndWait { #expect(throws: StoreError.self) { _ = try context.fetch(request) } }
+        #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
+    }
 }

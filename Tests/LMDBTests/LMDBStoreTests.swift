@@ -52,11 +52,15 @@ struct LMDBStoreTests {
         #expect(try LMDBFixture.databaseNames(url) == before)
     }
 
-    /// Bytes that are not a row, and a well-formed row with none of a Doc's values (read as
-    /// one, a fault would have no value to return for its title).
+    /// Bytes that are not a row, a well-formed row with none of a Doc's values (read as
+    /// one, a fault would have no value to return for its title), and well-formed rows whose
+    /// title is an integer or whose rank is a string (handed up, `value(forKey: "title")`
+    /// answered 7, and a typed `String` accessor stopped the process).
     static let damagedRows: [[UInt8]] = [
         [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 9, 4, 255, 255],
         [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0],
+        [2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 1, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0],
+        [2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 4, 0, 0, 0, 1, 65, 4, 0, 0, 0, 1, 66, 0, 0],
     ]
 
     @Test("a damaged row is a typed error naming the file, not a crash", arguments: damagedRows)
