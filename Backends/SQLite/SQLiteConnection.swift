@@ -124,6 +124,9 @@ final class SQLiteStatement {
     /// array 17 times, a twentieth of the fetch (perf); room reserved but not used is never
     /// touched, so costs no memory.
     var lastRowCount = 0
+    /// The first column of the current row whose stored value is not of its attribute's kind
+    /// (see ``noteDamage(_:)``), `-1` while there is none.
+    var damagedColumn: Int32 = -1
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     init(_ raw: OpaquePointer, connection: SQLiteConnection, sql: String) {
@@ -137,6 +140,7 @@ final class SQLiteStatement {
     func reset() {
         sqlite3_reset(raw)
         sqlite3_clear_bindings(raw)
+        damagedColumn = -1
     }
 
     /// Readies the statement to run again, keeping its bindings: for a loop that binds every
@@ -193,6 +197,22 @@ final class SQLiteStatement {
         return value.isNaN ? value : nil
     }
 
+    /// A stored NaN (see ``bindNaN(_:at:)``) in a non-NULL column reading 0; `nil` for a
+    /// number, and damage noted for anything else (text, another blob).
+    @inline(never)
+    private func storedNaNOrNumber(_ column: Int32) -> Double? {
+        if let nan = storedNaN(column) { return nan }
+        _ = zeroIsNumber(column)
+        return nil
+    }
+
+    /// Text that does not parse as its attribute's kind: noted as damage, read as nil.
+    @inline(never)
+    private func parseFailure(_ column: Int32) -> AttributeValue {
+        noteDamage(column)
+        return .null
+    }
+
     private func bindText(_ text: String, at index: Int32) -> Int32 {
         var copy = text
         return copy.withUTF8 { buffer -> Int32 in
@@ -240,6 +260,38 @@ final class SQLiteStatement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
 
+    /// Records that `column` of the current row holds a value its attribute cannot have (text
+    /// in a number's column, a UUID that does not parse): read as 0 or nil, it was handed up
+    /// as if stored. Noted rather than thrown, so that reading a value stays a plain call; a
+    /// row reader checks ``damagedColumn`` once per row (``damageError(primaryKey:)``).
+    /// Only values that already took a slow path (a number reading 0, text that does not
+    /// parse) are checked: asking every column's type would cost a call per value.
+    func noteDamage(_ column: Int32) {
+        if damagedColumn < 0 { damagedColumn = column }
+    }
+
+    /// The error for the damage ``noteDamage(_:)`` recorded in the row with key `primaryKey`.
+    func damageError(primaryKey: Int64) -> StoreError {
+        let column = damagedColumn
+        damagedColumn = -1
+        let name = sqlite3_column_name(raw, column).map { String(cString: $0) } ?? "\(column)"
+        let kinds = [SQLITE_INTEGER: "an integer", SQLITE_FLOAT: "a real", SQLITE_TEXT: "text", SQLITE_BLOB: "a blob", SQLITE_NULL: "NULL"]
+        let held = kinds[sqlite3_column_type(raw, column)] ?? "a value"
+        return StoreError(.corrupt, "\(connection.path): the row with key \(primaryKey) holds \(held) in column \(name), which its attribute or relationship cannot hold")
+    }
+
+    /// Whether a non-NULL value read as 0 is stored as a number (else it is damage).
+    @inline(never)
+    func zeroIsNumber(_ column: Int32) -> Bool? {
+        switch sqlite3_column_type(raw, column) {
+        case SQLITE_NULL: return nil
+        case SQLITE_INTEGER, SQLITE_FLOAT: return true
+        default:
+            noteDamage(column)
+            return false
+        }
+    }
+
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
 
     func double(_ column: Int32) -> Double { sqlite3_column_double(raw, column) }
@@ -267,27 +319,35 @@ final class SQLiteStatement {
         switch type {
         case .integer16, .integer32, .integer64:
             let value = int64(column)
-            return value == 0 && isNull(column) ? .null : .integer(value)
+            guard value == 0 else { return .integer(value) }
+            return zeroIsNumber(column) == nil ? .null : .integer(value)
         case .double, .float:
             let value = double(column)
             // (The column's type is read only for a 0, which NULL and a stored NaN read as.)
             guard value == 0 else { return .double(value) }
             if isNull(column) { return .null }
-            return .double(storedNaN(column) ?? value)
+            return .double(storedNaNOrNumber(column) ?? value)
         case .boolean:
             let value = int64(column)
-            return value == 0 && isNull(column) ? .null : .bool(value != 0)
+            guard value == 0 else { return .bool(true) }
+            return zeroIsNumber(column) == nil ? .null : .bool(false)
         case .date:
             let value = double(column)
             guard value == 0 else { return .date(Date(timeIntervalSinceReferenceDate: value)) }
             if isNull(column) { return .null }
-            return .date(Date(timeIntervalSinceReferenceDate: storedNaN(column) ?? value))
+            return .date(Date(timeIntervalSinceReferenceDate: storedNaNOrNumber(column) ?? value))
         case .string: return string(column).map { .string($0) } ?? .null
         case .decimal:
             // (A NaN is stored as its description, "NaN", which `Decimal(string:)` does not read.)
-            return string(column).flatMap { $0 == "NaN" ? Decimal.nan : Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) } ?? .null
-        case .uuid: return string(column).flatMap(UUID.init(uuidString:)).map { .uuid($0) } ?? .null
-        case .uri: return string(column).flatMap { URL(string: $0) }.map { .uri($0) } ?? .null
+            guard let text = string(column) else { return .null }
+            guard let value = text == "NaN" ? Decimal.nan : Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return parseFailure(column) }
+            return .decimal(value)
+        case .uuid:
+            guard let text = string(column) else { return .null }
+            return UUID(uuidString: text).map { .uuid($0) } ?? parseFailure(column)
+        case .uri:
+            guard let text = string(column) else { return .null }
+            return URL(string: text).map { .uri($0) } ?? parseFailure(column)
         case .binaryData, .transformable: return data(column).map { .data($0) } ?? .null
         }
     }

@@ -79,9 +79,11 @@ final class SQLiteRowReader: Sendable {
     }
 
     /// A snapshot of the current row of `statement`, selected with ``SQLiteStore/selectList(_:alias:)``.
-    func snapshot(_ statement: SQLiteStatement) -> RowSnapshot? {
+    func snapshot(_ statement: SQLiteStatement) throws -> RowSnapshot? {
         guard let plan = plan(statement, entityColumn: 1) else { return nil }
-        return Self.snapshot(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, namespaces)
+        let row = Self.snapshot(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, namespaces)
+        if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
+        return row
     }
 
     /// Steps `statement` to its end, appending a snapshot of each row. A table of one entity
@@ -96,6 +98,7 @@ final class SQLiteRowReader: Sendable {
             while try statement.step() {
                 guard let plan = plan(statement, entityColumn: 1) else { continue }
                 Self.read(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, namespaces, into: &run, &rows)
+                if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
             }
             run.flush(into: &rows)
             return
@@ -106,6 +109,8 @@ final class SQLiteRowReader: Sendable {
         var run = RowRun(width: columns.count)
         while try statement.step() {
             Self.read(statement, namespace, columns, toOnePositions, toOneNamespaces, namespaces, into: &run, &rows)
+            // (One comparison per row: the values noted their own damage, see noteDamage.)
+            if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
         }
         run.flush(into: &rows)
     }
@@ -168,7 +173,7 @@ final class SQLiteRowReader: Sendable {
         // SQLiteStatement.value(_:as:).)
         guard let positions = toOnePositions[slot] else { return nil }
         let key = statement.int64(positions.pk)
-        guard key != 0 || !statement.isNull(positions.pk) else { return nil }
+        guard key != 0 || statement.zeroIsNumber(positions.pk) != nil else { return nil }
         if let namespace = toOneNamespaces[slot] { return namespace.objectID(primaryKey: key) }
         guard let name = statement.string(positions.entity), let namespace = namespaces[name] else { return nil }
         return namespace.objectID(primaryKey: key)

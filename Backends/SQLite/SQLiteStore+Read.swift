@@ -12,8 +12,8 @@ extension SQLiteStore {
     }
 
     /// Builds a snapshot from the current row of `statement` (selected with ``selectList(_:)``).
-    func snapshot(from statement: SQLiteStatement, root: String) -> RowSnapshot? {
-        rowReaders[root]?.snapshot(statement)
+    func snapshot(from statement: SQLiteStatement, root: String) throws -> RowSnapshot? {
+        try rowReaders[root]?.snapshot(statement)
     }
 
     /// Rows for the IDs that exist, in chunks of `WHERE pk IN (…)`.
@@ -37,7 +37,7 @@ extension SQLiteStore {
                     for (offset, key) in chunk.enumerated() { try statement.bind(key.0, at: Int32(offset + 1)) }
                     let wanted = Set(chunk.map(\.1))
                     while try statement.step() {
-                        guard let row = reader.snapshot(statement), wanted.contains(row.objectID) else { continue }
+                        guard let row = try reader.snapshot(statement), wanted.contains(row.objectID) else { continue }
                         result.append(row)
                     }
                 }
@@ -56,7 +56,7 @@ extension SQLiteStore {
         guard let pk = id.primaryKey, let read = pointReads[id.namespace] else { return nil }
         let statement = try connection.prepare(read.sql, key: read)
         try statement.bind(pk, at: 1)
-        guard try statement.step(), let row = read.reader.snapshot(statement), row.objectID == id else { return nil }
+        guard try statement.step(), let row = try read.reader.snapshot(statement), row.objectID == id else { return nil }
         return row
     }
 

@@ -82,7 +82,7 @@ extension SQLiteStore {
     private func storedSnapshot(_ connection: SQLiteConnection, _ id: ObjectID, root: String, pk: Int64) throws -> RowSnapshot? {
         let statement = try connection.prepare(schema.selectByKey[root] ?? "SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
         try statement.bind(pk, at: 1)
-        return try statement.step() ? snapshot(from: statement, root: root) : nil
+        return try statement.step() ? try snapshot(from: statement, root: root) : nil
     }
 
     private func apply(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws {

@@ -80,4 +80,49 @@ struct SQLiteDamagedStoreTests {
         #expect(try without.coordinator.persistentStores[0].metadata().userInfo == [:])
         without.close()
     }
+
+    static func readingModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Owner") { e in e.attribute("name", .string) }
+            m.entity("Reading") { e in
+                for (name, type) in [("count", AttributeType.integer32), ("level", .double), ("flag", .boolean), ("at", .date), ("tag", .uuid), ("amount", .decimal), ("link", .uri)] {
+                    e.attribute(name, type, optional: true)
+                }
+                e.toOne("owner", "Owner")
+            }
+        }
+    }
+
+    @Test("a value stored with the wrong SQLite type for its attribute is a typed error naming the file, row and column, not a 0 or nil handed up", arguments: [
+        ("count", "'twelve'"), ("level", "'high'"), ("flag", "X'00'"), ("at", "'yesterday'"), ("tag", "'not-a-uuid'"), ("amount", "'lots'"), ("link", "'http://a b'"),
+        ("owner", "'abc'"),
+    ])
+    func valueOfTheWrongType(column: String, literal: String) throws {
+        let url = try SQLiteStoreTests.temporaryFile()
+        let model = try Self.readingModel()
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        let seeding = container.newBackgroundContext()
+        let id = try seeding.performAndWait {
+            let reading = try seeding.insertObject(entityName: "Reading")
+            try reading.setValue(Int32(0), forKey: "count")
+            try seeding.save()
+            return reading.objectID
+        }
+        container.close()
+        let name = column == "owner" ? "fk:Reading.owner" : "a:Reading.\(column)"
+        try Self.execute(url, "UPDATE \"Reading\" SET \"\(name)\" = \(literal)")
+        let reopened = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        defer { reopened.close() }
+        let context = reopened.newBackgroundContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Reading")
+        request.returnsObjectsAsFaults = false
+        let errors = context.performAndWait {
+            [#expect(throws: StoreError.self) { _ = try context.fetch(request) },
+             #expect(throws: StoreError.self) { _ = try context.existingObject(with: id) }]
+        }
+        for error in errors {
+            #expect(error?.code == .corrupt)
+            #expect(error?.message.contains(url.path) == true && error?.message.contains(name) == true, "\(String(describing: error))")
+        }
+    }
 }
