@@ -64,23 +64,38 @@ final class SQLiteRowReader: Sendable {
         return readers
     }
 
-    /// The plan for the current row of `statement` (its entity in column 1).
+    /// The plan for the current row of `statement` (its entity in column 1). An entity name
+    /// the table's hierarchy does not have is noted as damage (see
+    /// ``SQLiteStatement/noteDamage(_:)``): such rows were skipped, so they vanished from
+    /// fetches and their faults read as deleted objects. (No name, NULL, is a row a join did
+    /// not find.)
     @inline(__always)
     func plan(_ statement: SQLiteStatement, entityColumn: Int32) -> Plan? {
         if let single { return single }
         guard let name = statement.string(entityColumn) else { return nil }
-        return plans[name]
+        guard let plan = plans[name] else {
+            statement.noteDamage(entityColumn)
+            return nil
+        }
+        return plan
     }
 
     /// The ID of the current row: primary key in `pkColumn`, entity in `entityColumn`.
     @inline(__always)
-    func objectID(_ statement: SQLiteStatement, pkColumn: Int32, entityColumn: Int32) -> ObjectID? {
-        plan(statement, entityColumn: entityColumn).map { $0.namespace.objectID(primaryKey: statement.int64(pkColumn)) }
+    func objectID(_ statement: SQLiteStatement, pkColumn: Int32, entityColumn: Int32) throws -> ObjectID? {
+        guard let plan = plan(statement, entityColumn: entityColumn) else {
+            if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(pkColumn)) }
+            return nil
+        }
+        return plan.namespace.objectID(primaryKey: statement.int64(pkColumn))
     }
 
     /// A snapshot of the current row of `statement`, selected with ``SQLiteStore/selectList(_:alias:)``.
     func snapshot(_ statement: SQLiteStatement) throws -> RowSnapshot? {
-        guard let plan = plan(statement, entityColumn: 1) else { return nil }
+        guard let plan = plan(statement, entityColumn: 1) else {
+            if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
+            return nil
+        }
         let row = Self.snapshot(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, namespaces)
         if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
         return row
@@ -96,7 +111,10 @@ final class SQLiteRowReader: Sendable {
         guard let single else {
             var run = RowRun()
             while try statement.step() {
-                guard let plan = plan(statement, entityColumn: 1) else { continue }
+                guard let plan = plan(statement, entityColumn: 1) else {
+                    if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
+                    continue
+                }
                 Self.read(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, namespaces, into: &run, &rows)
                 if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
             }

@@ -82,7 +82,7 @@ extension SQLiteStore {
             var ids: [ObjectID] = []
             ids.reserveCapacity(statement.lastRowCount)
             while try statement.step() {
-                if let id = reader.objectID(statement, pkColumn: 0, entityColumn: 1) { ids.append(id) }
+                if let id = try reader.objectID(statement, pkColumn: 0, entityColumn: 1) { ids.append(id) }
             }
             statement.lastRowCount = ids.count
             return StoreFetchResult(objectIDs: ids, applied: query.applied)

@@ -127,7 +127,7 @@ extension SQLiteStore {
                     guard current != nil else { continue }
                     if let singleNamespace {
                         members.append(singleNamespace.objectID(primaryKey: statement.int64(1)))
-                    } else if let member = reader.objectID(statement, pkColumn: 1, entityColumn: 2) {
+                    } else if let member = try reader.objectID(statement, pkColumn: 1, entityColumn: 2) {
                         members.append(member)
                     }
                 }

@@ -81,6 +81,25 @@ struct SQLiteDamagedStoreTests {
         without.close()
     }
 
+    /// The errors of reading `entity` (by default `id`'s) in a new coordinator on `url`: a fetch
+    /// of rows, a fault of `id`, and (with `fetchingIDs`) a fetch of IDs.
+    static func readErrors(_ url: URL, _ model: ManagedObjectModel, _ id: ObjectID, entity: String? = nil, fetchingIDs: Bool = false) throws -> [StoreError?] {
+        let entity = entity ?? id.entityName
+        let reopened = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        defer { reopened.close() }
+        let context = reopened.newBackgroundContext()
+        var rows = FetchRequest<ManagedObject>(entityName: entity)
+        rows.returnsObjectsAsFaults = false
+        return context.performAndWait {
+            var errors = [#expect(throws: StoreError.self) { _ = try context.fetch(rows) }]
+            errors.append(#expect(throws: StoreError.self) { _ = try context.existingObject(with: id) })
+            if fetchingIDs {
+                errors.append(#expect(throws: StoreError.self) { _ = try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: entity)) })
+            }
+            return errors
+        }
+    }
+
     static func readingModel() throws -> ManagedObjectModel {
         try ManagedObjectModel { m in
             m.entity("Owner") { e in e.attribute("name", .string) }
@@ -111,18 +130,34 @@ struct SQLiteDamagedStoreTests {
         container.close()
         let name = column == "owner" ? "fk:Reading.owner" : "a:Reading.\(column)"
         try Self.execute(url, "UPDATE \"Reading\" SET \"\(name)\" = \(literal)")
-        let reopened = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
-        defer { reopened.close() }
-        let context = reopened.newBackgroundContext()
-        var request = FetchRequest<ManagedObject>(entityName: "Reading")
-        request.returnsObjectsAsFaults = false
-        let errors = context.performAndWait {
-            [#expect(throws: StoreError.self) { _ = try context.fetch(request) },
-             #expect(throws: StoreError.self) { _ = try context.existingObject(with: id) }]
-        }
-        for error in errors {
+        for error in try Self.readErrors(url, model, id) {
             #expect(error?.code == .corrupt)
             #expect(error?.message.contains(url.path) == true && error?.message.contains(name) == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("a row whose entity column names no entity of its table's hierarchy is a typed error, not a row skipped (it vanished from fetches, and its fault read as deleted)")
+    func unknownEntityName() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Owner") { e in e.attribute("name", .string) }
+            m.entity("Admin", parent: "Owner") { _ in }
+        }
+        let url = try SQLiteStoreTests.temporaryFile()
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        let seeding = container.newBackgroundContext()
+        let ids = try seeding.performAndWait {
+            let objects = try ["Owner", "Admin"].map { name in
+                let object = try seeding.insertObject(entityName: name)
+                try object.setValue(name, forKey: "name")
+                return object
+            }
+            try seeding.save()
+            return objects.map(\.objectID)
+        }
+        container.close()
+        try Self.execute(url, "UPDATE \"Owner\" SET entity = 'Bogus' WHERE pk = \(ids[1].primaryKey ?? 0)")
+        for error in try Self.readErrors(url, model, ids[1], entity: "Owner", fetchingIDs: true) {
+            #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("entity") == true, "\(String(describing: error))")
         }
     }
 }
