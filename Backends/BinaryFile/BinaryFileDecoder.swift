@@ -88,9 +88,11 @@ struct BinaryFileDecoder {
         }
         var contents = AtomicStoreContents(metadata: metadata)
         let counters = try reader.count("the number of key counters", minimumSize: 2)
+        var counterOffsets: [String: Int] = [:]
         for _ in 0..<counters {
             let start = reader.offset
             let root = try reader.string("a key counter's entity")
+            counterOffsets[root] = start
             guard contents.nextPrimaryKey.updateValue(try reader.signed("the key counter of \(root)"), forKey: root) == nil else {
                 throw reader.fail("the key counter of \(root) appears twice", at: start)
             }
@@ -108,7 +110,14 @@ struct BinaryFileDecoder {
                 throw reader.fail("row table of \(entityNames[rootIndex]), which is not a root entity of the model", at: start)
             }
             guard contents.tables[root.name] == nil else { throw reader.fail("two row tables for \(root.name)", at: start) }
-            contents.tables[root.name] = try table(of: root, &reader, references)
+            let table = try table(of: root, &reader, references)
+            // A counter not past the table's last key hands out the keys of stored rows: every
+            // insert failed with "a row with that key exists" until failed saves had
+            // allocated past them. Every save writes counters past its keys.
+            if let counter = contents.nextPrimaryKey[root.name], let last = table.keys.max(), counter <= last {
+                throw reader.fail("the key counter of \(root.name) is \(counter), not past its last row's key \(last)", at: counterOffsets[root.name] ?? start)
+            }
+            contents.tables[root.name] = table
         }
 
         let relationshipCount = try reader.count("the number of relationship tables", minimumSize: 3)

@@ -162,4 +162,15 @@ struct BinaryFileCorruptionTests {
         reopened.close()
         #expect(try Data(contentsOf: url) == before, "the file is left as it was")
     }
+
+    @Test("a key counter not past its table's last key is refused as malformed at the counter, not left to fail every insert")
+    func keyCounterBehindItsRows() throws {
+        var contents = try BinaryFileStore.contents(ofFile: try Self.storeBytes(people: 4), model: FuzzInput.model)
+        let root = try #require(contents.tables.first { !$0.value.isEmpty }?.key)
+        contents.nextPrimaryKey[root] = contents.tables[root]?.keys.max()
+        let bytes = Array(try BinaryFileEncoder(model: FuzzInput.model).encode(contents).joined())
+        let error = try Self.openError(bytes)
+        let problem = try #require(error?.underlying as? BinaryFileFormatError, "\(String(describing: error))")
+        #expect(problem.problem == .malformed && problem.detail.contains("key counter of \(root)"), "\(problem)")
+    }
 }
