@@ -83,7 +83,10 @@ extension LMDBStore {
                 var entry = try cursor.move(MDB_FIRST)
                 while let current = entry {
                     entry = try cursor.move(MDB_NEXT)
-                    guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                    guard let code = codec.entityCode(of: current.value), codes.contains(code) else {
+                        try checkSkippedRow(try PrimaryKeyBytes.decode(current.key), current.value, in: rowsDBI)
+                        continue
+                    }
                     let row = try decode(current.value, pk: try PrimaryKeyBytes.decode(current.key))
                     guard try matches(row) else { continue }
                     if counting { count += 1 } else { rows.append(row) }
@@ -122,7 +125,10 @@ extension LMDBStore {
                 var entry = try cursor.move(MDB_FIRST)
                 while let current = entry {
                     entry = try cursor.move(MDB_NEXT)
-                    guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                    guard let code = codec.entityCode(of: current.value), codes.contains(code) else {
+                        try checkSkippedRow(try PrimaryKeyBytes.decode(current.key), current.value, in: rowsDBI)
+                        continue
+                    }
                     try decode(current.value, pk: try PrimaryKeyBytes.decode(current.key), into: &run, &rows)
                 }
             }
@@ -133,7 +139,10 @@ extension LMDBStore {
             var entry = try cursor.move(MDB_FIRST)
             while let current = entry, limit.map({ max(ids.count, rows.count) < $0 }) ?? true {
                 entry = try cursor.move(MDB_NEXT)
-                guard let code = codec.entityCode(of: current.value), codes.contains(code) else { continue }
+                guard let code = codec.entityCode(of: current.value), codes.contains(code) else {
+                    try checkSkippedRow(try PrimaryKeyBytes.decode(current.key), current.value, in: rowsDBI)
+                    continue
+                }
                 let pk = try PrimaryKeyBytes.decode(current.key)
                 var row: RowSnapshot? = nil
                 if wantsRows || filtered {

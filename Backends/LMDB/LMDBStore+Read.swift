@@ -73,9 +73,23 @@ extension LMDBStore {
     /// The stored row of `id`, if it exists and is of `id`'s entity.
     func row(_ id: ObjectID, in txn: LMDBTransaction) throws -> RowSnapshot? {
         guard let pk = id.primaryKey, let location = rowLocations[id.namespace],
-              let bytes = try txn.get(location.rows, primaryKey: pk),
-              codec.entityCode(of: bytes) == location.code else { return nil }
+              let bytes = try txn.get(location.rows, primaryKey: pk) else { return nil }
+        guard codec.entityCode(of: bytes) == location.code else {
+            try checkSkippedRow(pk, bytes, in: location.rows)
+            return nil
+        }
         return try decode(bytes, pk: pk)
+    }
+
+    /// Refuses a row that a read passes over for not being of the entity it wants, when it
+    /// is of no entity of its table at all: too short to name one, or naming another
+    /// hierarchy's entity (a damaged row). Passed over, it vanished from every fetch, and its
+    /// fault read as a missing record (the object then deleted, see
+    /// `shouldDeleteInaccessibleFaults`). Called only for rows passed over, so a read of the
+    /// rows it wants pays nothing.
+    @inline(never)
+    func checkSkippedRow(_ pk: Int64, _ bytes: UnsafeRawBufferPointer, in rows: MDB_dbi) throws {
+        guard let code = codec.entityCode(of: bytes), tableCodes[rows]?.contains(code) == true else { throw damagedRow(pk) }
     }
 
     /// Whether the row of `id` exists (with `id`'s entity), without decoding it.

@@ -41,6 +41,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// The part of ``routes`` a read needs — two integers, so looking one up copies no
     /// reference (a `Route` copy retained its entity and indexes, twice per fault read).
     let rowLocations: [ObjectID.Namespace: RowLocation]
+    /// The entity codes each hierarchy's row database may hold (see ``checkSkippedRow(_:_:in:)``).
+    let tableCodes: [MDB_dbi: EntityCodes]
     /// The longest index key written.
     let keyLimit: Int
     private let closed = Atomic<Bool>(false)
@@ -97,6 +99,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         }
         self.routes = routes
         rowLocations = routes.mapValues { RowLocation(rows: $0.rows, code: $0.code, indexed: !$0.indexes.isEmpty) }
+        var tableCodes: [MDB_dbi: EntityCodes] = [:]
+        for route in routes.values { tableCodes[route.rows, default: EntityCodes()].insert(route.code) }
+        self.tableCodes = tableCodes
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
         capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads, .countsRelationshipRows])
             .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])

@@ -161,4 +161,28 @@ struct LMDBDamagedStoreTests {
         let error = context.performAndWait { #expect(throws: StoreError.self) { _ = try context.fetch(request) } }
         #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
     }
+
+    @Test("a row of another hierarchy's entity, or too short to name one, is refused as damaged, not passed over (it vanished from fetches, and its fault read as deleted)", arguments: [true, false])
+    func rowOfNoEntityOfItsTable(foreign: Bool) throws {
+        let url = try Self.seededStore()
+        let reply = try #require(try Self.get(url, "og:rows:Reply", Self.key(1)))
+        let doc = try #require(try Self.get(url, "og:rows:Doc", Self.key(1)))
+        // The doc's row replaced by the reply's bytes (a Reply's entity code), or by two bytes.
+        try Self.put(url, "og:rows:Doc", Self.key(1), foreign ? reply : [2, 0])
+        try Self.put(url, "og:rows:Doc", Self.key(2), doc)
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        var rows = FetchRequest<ManagedObject>(entityName: "Doc")
+        rows.returnsObjectsAsFaults = false
+        let id = try #require(container.coordinator.persistentStores.first).identifier
+        let errors = context.performAndWait {
+            [#expect(throws: StoreError.self) { _ = try context.fetch(rows) },
+             #expect(throws: StoreError.self) { _ = try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Doc")) },
+             #expect(throws: StoreError.self) { _ = try context.existingObject(with: ObjectID(entityName: "Doc", storeIdentifier: id, primaryKey: 1)) }]
+        }
+        for error in errors {
+            #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
+        }
+    }
 }
