@@ -51,6 +51,33 @@ extension ValidationScenarios {
                 try checkEqual((try roster.value(forKey: "players") as? Set<ManagedObject>)?.count, 2, "the players are unchanged")
             }
         },
+        ConformanceScenario("validation.explicit.relationshipValuesAreRefusedAsSetValueRefusesThem") { env in
+            // validateValue(_:forKey:) answers for setValue(_:forKey:): a value the setter
+            // refuses is refused with the setter's error, not passed as a filled relationship.
+            let other = env.newContext()
+            let stranger = try other.performAndWait { try player(other, "stranger") }
+            let context = env.newContext()
+            try context.performAndWait {
+                let roster = try makeRoster(context, "r", players: 2, captain: true)
+                let account = try makeAccount(context, "ada_l", balance: 5)
+                let (first, second) = (try player(context, "p1"), try player(context, "p2"))
+                try roster.validateValue(first, forKey: "captain")
+                try roster.validateValue([first, second], forKey: "players")
+                let refused: [(String, Any, ObjectGraphError.Code)] = [
+                    ("captain", "Alice", .wrongValueType), ("captain", account, .wrongDestination),
+                    ("captain", stranger, .wrongContext), ("players", [first, account], .wrongDestination),
+                    ("players", [first, stranger], .wrongContext),
+                ]
+                for (key, value, code) in refused {
+                    let set = try checkThrows(ObjectGraphError.self, "setValue of \(type(of: value)) for \(key)") { try roster.setValue(value, forKey: key) }
+                    let validated = try checkThrows(ObjectGraphError.self, "validateValue of \(type(of: value)) for \(key)") { try roster.validateValue(value, forKey: key) }
+                    try checkEqual(set.code, code, "setValue's code for \(key)")
+                    try checkEqual(validated.code, code, "validateValue's code for \(key), as setValue's")
+                    try checkEqual(validated.key, key, "the error names the key")
+                }
+                try checkEqual((try roster.value(forKey: "players") as? Set<ManagedObject>)?.count, 2, "the players are unchanged")
+            }
+        },
         ConformanceScenario("validation.explicit.deleteChecksDeny") { env in
             let context = env.newContext()
             try context.performAndWait {

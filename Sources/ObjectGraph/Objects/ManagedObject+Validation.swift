@@ -34,7 +34,9 @@ extension ManagedObject {
     /// Checks `value` as the value of `key` without setting it: for an attribute, the value
     /// converted as ``setValue(_:forKey:)`` converts it (a value of the wrong type throws
     /// ``ObjectGraphError``), then its requiredness, width and rules; for a to-one, its
-    /// requiredness; for a to-many (any sequence of objects), its member count. Then, if those
+    /// requiredness; for a to-many (any sequence of objects), its member count. A relationship
+    /// value ``setValue(_:forKey:)`` would refuse (not an object, or one of another entity or
+    /// context) throws the same ``ObjectGraphError``. Then, if those
     /// pass and the class validates `key` itself (``validatedKeys``), its
     /// ``validate(_:forKey:)`` with the value as a save passes it (an attribute's converted; a
     /// to-many's members as a set, or an ordered set for an ordered one).
@@ -49,13 +51,26 @@ extension ManagedObject {
             proposed = try attribute.userValue(converted)
         case .relationship(let relationship) where relationship.isToMany:
             let members = try Self.objects(in: value is NSNull ? nil : value, key: key, entity: entity)
+            // Members setValue(_:forKey:) would refuse (of another entity or context) are
+            // refused here too: counted as they were, they passed, and a hook got them.
+            for member in members { try context.checkDestination(member, for: relationship, of: self) }
             validator.validateCount(Set(members.map(ObjectIdentifier.init)).count, of: relationship, in: self)
             // As value(forKey:) gives it, so a hook sees the shape a save passes it: an array
             // passed as is slipped past a hook casting to a set.
             proposed = relationship.isOrdered ? OrderedSet(members) as Any : Set(members) as Any
         case .relationship(let relationship):
-            validator.validateToOne(isEmpty: value == nil || value is NSNull, of: relationship, in: self)
-            proposed = value is NSNull ? nil : value
+            // Refused as setValue(_:forKey:) refuses it: anything but an object of the
+            // destination entity in this context passed as a filled to-one.
+            var destination: ManagedObject?
+            if let value, !(value is NSNull) {
+                guard let object = value as? ManagedObject else {
+                    throw ObjectGraphError(.wrongValueType, objectID: objectID, key: key, "\(entity.name).\(key) is a to-one relationship; got \(type(of: value))")
+                }
+                try context.checkDestination(object, for: relationship, of: self)
+                destination = object
+            }
+            validator.validateToOne(isEmpty: destination == nil, of: relationship, in: self)
+            proposed = destination
         }
         if validator.violations.isEmpty && entity.customValidatedKeys.contains(key) {
             validator.validateCustom(self, key, proposed)
