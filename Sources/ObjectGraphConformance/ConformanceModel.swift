@@ -157,6 +157,14 @@ public enum ConformanceModel {
                 e.attribute("label", .string)
                 e.toOne("vehicle", "Vehicle", inverse: "spot")
             }
+            // Whole-object checks: the bound class overrides validateForInsert/Update/Delete.
+            m.entity("Booking", as: Booking.self) { e in
+                e.attribute("guest", .string)
+                e.attribute("nights", .integer16, rules: [.minimum(1)])
+                e.attribute("checkIn", .date, optional: true)
+                e.attribute("checkOut", .date, optional: true)
+                e.attribute("locked", .boolean, default: false)
+            }
             // Lifecycle hooks, recorded by the bound class.
             m.entity("Probe", as: Probe.self) { e in
                 e.attribute("name", .string)

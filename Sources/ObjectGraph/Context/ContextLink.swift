@@ -20,7 +20,9 @@ import Synchronization
 ///
 /// **Threading contract.** Created by its context, which attaches itself once, in its
 /// initializer, before any object can see the box, and marks it dead in its `deinit`;
-/// otherwise the box is only read, so it may be shared by objects used on the context's queue.
+/// otherwise the box is only read (but for ``isAskingWholeObjects`` and
+/// ``violationsFoundBySave``, which its save sets on its queue), so it may be shared by
+/// objects used on the context's queue.
 final class ContextLink: @unchecked Sendable {
     /// The context, while ``isAlive``.
     private unowned(safe) var target: ManagedObjectContext?
@@ -57,6 +59,13 @@ final class ContextLink: @unchecked Sendable {
     let token: Int
     /// The thread running one of the context's blocks, 0 for none (see ``QueueOwnership``).
     let heldBy = Atomic<UInt>(0)
+    /// Whether the context's save is asking classes to check whole objects
+    /// (``ManagedObject/validateForInsert()`` and its companions), whose `super` then throws
+    /// only ``violationsFoundBySave``. Set and read only on the context's queue, by its save
+    /// (kept here, where an object finds it without its context).
+    var isAskingWholeObjects = false
+    /// Meanwhile, the violations the save's own checks found, by object (empty otherwise).
+    var violationsFoundBySave: [ObjectID: [ValidationError.Violation]] = [:]
 
     init(token: Int) {
         self.token = token

@@ -42,7 +42,7 @@ extension ManagedObjectContext {
             guard listEntries == entriesBefore else {
                 throw ObjectGraphError(
                     .changedDuringValidation,
-                    "validation inserted, deleted or changed an object the save had not listed (in a validate(_:forKey:) hook); make such changes in willSave(), which runs before validation")
+                    "validation inserted, deleted or changed an object the save had not listed (in a validate(_:forKey:) hook, or an override of validateForInsert(), validateForUpdate() or validateForDelete()); make such changes in willSave(), which runs before validation")
             }
             let conflicts = validator.uniquenessConflicts
             guard !conflicts.isEmpty else {

@@ -72,7 +72,8 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
         public var code: Code
         /// The object that breaks it.
         public var objectID: ObjectID
-        /// The property concerned.
+        /// The property concerned; empty for a check of the whole object (an override of
+        /// ``ManagedObject/validateForInsert()`` or its companions that threw another error).
         public var key: String
         /// What is wrong, in a sentence.
         public var message: String
@@ -90,8 +91,8 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
             self.underlying = underlying
         }
 
-        /// "Entity/p1.key: message (code)".
-        public var description: String { "\(objectID).\(key): \(message) (\(code))" }
+        /// "Entity/p1.key: message (code)", or "Entity/p1: message (code)" without a key.
+        public var description: String { "\(objectID)\(key.isEmpty ? "" : ".\(key)"): \(message) (\(code))" }
     }
 
     /// Every violation found, in a stable order.

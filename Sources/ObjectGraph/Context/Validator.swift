@@ -16,6 +16,9 @@ struct Validator {
         // (Skipped in a model without deny rules: looking at every deleted object's entity
         // for its empty list retained and released the entity per object of a cascade.)
         if context.model.hasDenyRules { try deleted.forEachUnretained { try validateDeny($0) } }
+        // (Skipped when no entity has a class of its own: only such a class can override the
+        // checks, and asking every object of a bulk insert would cost a call each.)
+        if context.model.hasBoundClasses { validateWholeObjects(objects, deleted: deleted) }
         // (Skipped without constraints: walking every saved object's entity for its empty
         // constraint list retained both, a tenth of validating a bulk insert, perf.)
         if context.model.hasUniquenessConstraints { try validateUniqueness(objects) }

@@ -70,6 +70,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// (``ManagedObject/validatedKeys``), in slot order, attributes first: read from the class
     /// once, here, so a save of objects whose class validates nothing asks nothing of it.
     let customValidatedKeys: [String]
+    /// Whether the entity's objects are of a class of their own, which may override
+    /// ``ManagedObject/validateForInsert()`` and its companions: a save asks only those.
+    let hasBoundClass: Bool
     /// Slots of the transient attributes and to-ones, which a saved row leaves empty: found
     /// once, where a save walked (and retained) every property of each saved object to find
     /// them (almost always none).
@@ -115,6 +118,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         // (Only an entity too large for the linear search needs the table.)
         self.propertiesByName = list.count <= Self.linearSearchLimit ? [:] : Dictionary(list, uniquingKeysWith: { _, last in last })
         self.classBox = ClassBox(managedClass)
+        self.hasBoundClass = managedClass != ManagedObject.self
         let validated = managedClass.validatedKeys
         // (Names the entity lacks are refused by the model: see ManagedObjectModel.init.)
         self.customValidatedKeys = validated.isEmpty ? [] : list.map(\.name).filter(validated.contains)

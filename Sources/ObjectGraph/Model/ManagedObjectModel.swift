@@ -25,6 +25,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// Whether some entity has a one-to-one relationship (read by the save's pairing pass,
     /// which a model without one skips).
     let hasOneToOnes: Bool
+    /// Whether some entity is bound to a class of its own (a save asks no object to check
+    /// itself as a whole otherwise; see ``ManagedObject/validateForInsert()``).
+    let hasBoundClasses: Bool
     /// The entities whose objects a stored to-many without an inverse (many-to-nil) can hold
     /// (each destination and its sub-entities): a save that deletes objects of one of them
     /// drops them from such relationships loaded in the saving context; other saves skip it.
@@ -64,6 +67,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         self.entitiesByToken = byToken
         self.hasUniquenessConstraints = resolved.contains { !$0.uniquenessConstraints.isEmpty }
         self.hasDenyRules = resolved.contains { !$0.deletePlan.denying.isEmpty }
+        self.hasBoundClasses = resolved.contains(where: \.hasBoundClass)
         self.hasOneToOnes = resolved.contains { $0.toOneRelationships.contains { $0.hasInverse && !$0.inverseIsToMany && !$0.isTransient } }
         var manyToNilDestinations: Set<String> = []
         for entity in resolved {

@@ -2,29 +2,28 @@ import Foundation
 import OrderedCollections
 
 /// Validating on demand what a save validates (Core Data's `validateForInsert()`,
-/// `validateForUpdate()`, `validateForDelete()` and `validateValue(_:forKey:)`): an editor can
-/// report a broken rule while the user types instead of at save.
+/// `validateForUpdate()`, `validateForDelete()` — declared, overridable, in ``ManagedObject``
+/// — and `validateValue(_:forKey:)`): an editor can report a broken rule while the user types
+/// instead of at save.
 ///
 /// Each check throws one ``ValidationError`` holding every violation it finds, with the codes,
 /// keys and messages a save would report; other errors (the object is in no context, its row
 /// cannot be read) are thrown as they are. Uniqueness constraints are checked at save only:
 /// they compare the save's objects with each other and with the store.
 extension ManagedObject {
-    /// Checks the object as a save checks an inserted one: required attributes and
-    /// relationships, attribute rules, integer widths and to-many counts.
-    public func validateForInsert() throws {
-        try validateObject("validateForInsert()")
+    /// What ``validateForInsert()`` and ``validateForUpdate()`` do unless overridden: checked
+    /// on demand, every rule of the object; inside a save (whose own checks have already
+    /// covered the object), the violations the save found for it, so that an override calling
+    /// `super` first stops where Core Data's would, and nothing is reported twice.
+    func validateWholeObject(_ operation: String) throws {
+        if isAskedBySave { return try throwViolationsFoundBySave() }
+        try validateObject(operation)
     }
 
-    /// Checks the object as a save checks an updated one (the same checks as
-    /// ``validateForInsert()``: every property, changed or not).
-    public func validateForUpdate() throws {
-        try validateObject("validateForUpdate()")
-    }
-
-    /// Checks that the object may be deleted now: none of its ``DeleteRule/deny``
-    /// relationships holds an object that is not itself deleted (code 1600).
-    public func validateForDelete() throws {
+    /// What ``validateForDelete()`` does unless overridden (see ``validateWholeObject(_:)``
+    /// for a save): that no ``DeleteRule/deny`` relationship holds a live object.
+    func validateWholeDeletion() throws {
+        if isAskedBySave { return try throwViolationsFoundBySave() }
         let context = try requireContext("validateForDelete()")
         var validator = Validator(context: context)
         try validator.validateDeletion(self)

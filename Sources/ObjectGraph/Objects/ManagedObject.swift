@@ -244,6 +244,41 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// ``ValidationError/Violation/underlying`` error. It should not change the object.
     open func validate(_ value: Any?, forKey key: String) throws {}
 
+    /// Checks the object as a save checks an inserted one: required attributes and
+    /// relationships, attribute rules, integer widths, to-many counts and the class's
+    /// ``validate(_:forKey:)``; throws one ``ValidationError`` with every violation.
+    ///
+    /// As in Core Data, override it (calling `super` first) to check the object as a whole,
+    /// such as a value that depends on another: a save calls it on each inserted object of a
+    /// bound class after its own checks, and what it throws joins the save's
+    /// ``ValidationError`` (a `ValidationError`'s violations as they are, any other error as a
+    /// violation with code ``ValidationError/Code/managedObjectValidation`` (1550) and an
+    /// empty key). There `super` throws only what the save found wrong with the object, each
+    /// violation reported once. It should not change any object.
+    open func validateForInsert() throws { try validateWholeObject("validateForInsert()") }
+
+    /// Checks the object as a save checks an updated one (the same checks as
+    /// ``validateForInsert()``: every property, changed or not). A save calls it on each
+    /// updated object of a bound class, as ``validateForInsert()`` says.
+    open func validateForUpdate() throws { try validateWholeObject("validateForUpdate()") }
+
+    /// Checks that the object may be deleted now: none of its ``DeleteRule/deny``
+    /// relationships holds an object that is not itself deleted (code 1600). A save calls it
+    /// on each deleted object of a bound class, as ``validateForInsert()`` says: override it to
+    /// refuse a deletion the model's rules allow.
+    open func validateForDelete() throws { try validateWholeDeletion() }
+
+    /// Whether the object's context is saving and asking classes to check whole objects (see
+    /// ``validateForInsert()``): `super` then throws what the save found, and checks nothing.
+    final var isAskedBySave: Bool { contextLink?.isAskingWholeObjects ?? false }
+
+    /// While ``isAskedBySave``: throws what the save's own checks found wrong with the object.
+    final func throwViolationsFoundBySave() throws {
+        guard let link = contextLink, !link.violationsFoundBySave.isEmpty,
+              let found = link.violationsFoundBySave[objectID] else { return }
+        throw ValidationError(violations: found)
+    }
+
     /// Called before the object is turned back into a fault (by a refresh that drops its
     /// values, or a rollback), while its values can still be read: the companion of
     /// ``didTurnIntoFault()``, always called in a pair with it. An object that is a fault
