@@ -68,6 +68,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.url = url
         self.model = request.model
         self.schema = SQLiteSchema(model: request.model, entities: request.entities)
+        // Before any file is made: such a model failed half-way through creating one.
+        if let clash = schema.nameClash {
+            throw StoreError(.incompatibleModel, "\(url.path): the SQLite store cannot hold this model: \(clash) (rename one, or use another store)")
+        }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let synchronous = request.options["synchronous"]?.uppercased() == "FULL" ? "FULL" : "NORMAL"
         self.synchronous = synchronous
