@@ -255,12 +255,22 @@ struct ModelErrorTests {
     }
 
     @Test func uniquenessConstraintOnAMissingAttribute() {
-        expectModelError(.unknownEntity, entity: "Person", property: "email") { m in
+        let missing = expectModelError(.unknownProperty, entity: "Person", property: "email") { m in
             m.entity("Person") { e in
                 e.attribute("name", .string)
                 e.unique("email")
             }
         }
+        #expect(missing?.message.contains("it has name") == true, "\(String(describing: missing))")
+        let relationship = expectModelError(.unknownProperty, entity: "Person", property: "pets") { m in
+            m.entity("Person") { e in
+                e.attribute("name", .string)
+                e.toMany("pets", "Pet")
+                e.unique("pets")
+            }
+            m.entity("Pet")
+        }
+        #expect(relationship?.message.contains("a relationship") == true, "\(String(describing: relationship))")
     }
 
     @Test func emptyUniquenessConstraint() {

@@ -44,7 +44,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An abstract entity has no sub-entities, so it can never have an object.
         public static let abstractWithoutSubentities = Code(rawValue: 14)
         /// A class bound to an entity names, in ``ManagedObject/validatedKeys``, a property the
-        /// entity does not have.
+        /// entity does not have; or a uniqueness constraint names an attribute it does not have.
         public static let unknownProperty = Code(rawValue: 15)
 
         /// The code's name, for messages.

@@ -165,7 +165,9 @@ struct ModelResolver {
             var seen: Set<String> = []
             for name in constraint {
                 guard let attribute = entity.attribute(named: name) else {
-                    throw ModelError(.unknownEntity, entity: entity.name, property: name, "a uniqueness constraint names an attribute the entity does not have")
+                    // (Reported as an unknown entity before, though the entity is right there.)
+                    let what = entity.relationship(named: name) != nil ? "a relationship; a constraint holds attributes" : "which the entity does not have"
+                    throw ModelError(.unknownProperty, entity: entity.name, property: name, "a uniqueness constraint names \(name), \(what) (it has \(entity.attributes.map(\.name).joined(separator: ", ")))")
                 }
                 guard seen.insert(name).inserted else {
                     throw ModelError(.invalidConstraint, entity: entity.name, property: name, "a uniqueness constraint names \(name) twice")
