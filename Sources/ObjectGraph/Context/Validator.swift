@@ -199,11 +199,11 @@ struct Validator {
             // and `> bound` it passed every range rule and was saved. (Dates are compared by
             // interval: Date's `>=` is `!(<)`, which holds for a NaN.)
             case (.minimum(let bound), _):
-                if let number = Self.number(value), !(number >= bound) {
+                if Self.isBelow(value, bound) == true, let number = Self.number(value) {
                     add(.numberTooSmall, object, attribute.name, "\(name) is \(value), \(number.isNaN ? "not a number, so not at or above" : "below") the minimum \(bound)")
                 }
             case (.maximum(let bound), _):
-                if let number = Self.number(value), !(number <= bound) {
+                if Self.isAbove(value, bound) == true, let number = Self.number(value) {
                     add(.numberTooLarge, object, attribute.name, "\(name) is \(value), \(number.isNaN ? "not a number, so not at or below" : "above") the maximum \(bound)")
                 }
             case (.minLength(let bound), .string(let s)):
@@ -229,6 +229,27 @@ struct Validator {
     /// as a date of 4713 BC.
     static func shown(_ date: Date) -> String {
         date.timeIntervalSinceReferenceDate.isNaN ? "not a date (its interval is NaN)" : date.formatted(.iso8601)
+    }
+
+    /// Whether `value` is below a minimum of `bound` (a NaN is at or above nothing); `nil` for
+    /// a value that is not a number. An integer is compared exactly: as a `Double`, 2^53 + 1
+    /// rounds to 2^53 and passed a maximum of 2^53 (an Int64 beyond 2^53 loses its last bits).
+    static func isBelow(_ value: AttributeValue, _ bound: Double) -> Bool? {
+        // For an integer v, v < bound exactly when v < bound rounded up.
+        if case .integer(let v) = value, let exact = exactInteger(bound, .up) { return v < exact }
+        return number(value).map { !($0 >= bound) }
+    }
+
+    /// Whether `value` is above a maximum of `bound` (see ``isBelow(_:_:)``).
+    static func isAbove(_ value: AttributeValue, _ bound: Double) -> Bool? {
+        if case .integer(let v) = value, let exact = exactInteger(bound, .down) { return v > exact }
+        return number(value).map { !($0 <= bound) }
+    }
+
+    /// `bound` rounded to an integer, when that fits an Int64; beyond, every Int64 is on one
+    /// side of it, which the `Double` comparison gets right.
+    private static func exactInteger(_ bound: Double, _ rule: FloatingPointRoundingRule) -> Int64? {
+        bound.isFinite ? Int64(exactly: bound.rounded(rule)) : nil
     }
 
     static func number(_ value: AttributeValue) -> Double? {

@@ -81,8 +81,8 @@ extension ValidationRule {
     /// another kind are not the rule's to judge); `pattern` is a `.pattern` rule's compiled form.
     func admits(_ value: AttributeValue, pattern: CompiledPattern?) -> Bool {
         switch (self, value) {
-        case (.minimum(let bound), _): return Validator.number(value).map { !($0 < bound) } ?? true
-        case (.maximum(let bound), _): return Validator.number(value).map { !($0 > bound) } ?? true
+        case (.minimum(let bound), _): return Validator.isBelow(value, bound) != true
+        case (.maximum(let bound), _): return Validator.isAbove(value, bound) != true
         case (.minLength(let bound), .string(let s)): return s.count >= bound
         case (.maxLength(let bound), .string(let s)): return s.count <= bound
         case (.pattern, .string(let s)): return pattern?.matchesWhole(s) ?? true
