@@ -76,6 +76,11 @@ extension ValidationScenarios {
                     try checkEqual(validated.key, key, "the error names the key")
                 }
                 try checkEqual((try roster.value(forKey: "players") as? Set<ManagedObject>)?.count, 2, "the players are unchanged")
+                // A member deleted here is not stored, so it does not count, as at save.
+                let gone = try player(context, "gone")
+                context.delete(gone)
+                let short = try checkThrows(ValidationError.self, "two players, one of them deleted") { try roster.validateValue([first, gone], forKey: "players") }
+                try check(violation(short, .relationshipLacksMinimumCount, roster.objectID, "players"), "1580, as a save would: \(short)")
             }
         },
         ConformanceScenario("validation.explicit.deleteChecksDeny") { env in

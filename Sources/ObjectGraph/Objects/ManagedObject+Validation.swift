@@ -53,7 +53,10 @@ extension ManagedObject {
             // Members setValue(_:forKey:) would refuse (of another entity or context) are
             // refused here too: counted as they were, they passed, and a hook got them.
             for member in members { try context.checkDestination(member, for: relationship, of: self) }
-            validator.validateCount(Set(members.map(ObjectIdentifier.init)).count, of: relationship, in: self)
+            // Counted as the save counts (see Validator.storedCount): a member deleted in this
+            // context is not stored, so it made a relationship look fuller than it would be.
+            let live = members.filter { !$0.isDeletedStorage }
+            validator.validateCount(Set(live.map(ObjectIdentifier.init)).count, of: relationship, in: self)
             // As value(forKey:) gives it, so a hook sees the shape a save passes it: an array
             // passed as is slipped past a hook casting to a set.
             proposed = relationship.isOrdered ? OrderedSet(members) as Any : Set(members) as Any
