@@ -18,7 +18,8 @@ extension ManagedObjectContext {
     /// `mergeChanges`, an object without changes is turned into a fault the same way; one with
     /// changes takes the stored values of the properties it did not change, and its read
     /// version becomes the stored one. A fault with changes (members added through an inverse
-    /// while it was a fault) keeps them: there is nothing loaded to refresh. Inserted objects
+    /// while it was a fault) keeps them, and its loaded to-many members are read again when
+    /// next touched, with the changes replayed on them. Inserted objects
     /// are left as they are: the store has nothing for them; so are deleted ones (their
     /// deletion is saved against the version read, so a change saved since is a conflict).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
@@ -69,7 +70,17 @@ extension ManagedObjectContext {
     /// A failed read throws with nothing changed (a refresh, which cannot throw, then leaves
     /// the objects as they are).
     private func reloadKeepingChanges(_ objects: [ManagedObject]) throws {
-        let loaded = objects.filter { !$0.isFaultStorage && !$0.isDeletedStorage }
+        var loaded: [ManagedObject] = []
+        for object in objects where !object.isDeletedStorage {
+            guard object.isFaultStorage else { loaded.append(object); continue }
+            // A fault's values are read when it fires, but its to-many members may be loaded
+            // already (read through the relationship, which does not fire the object): kept,
+            // they still showed what another context's save had changed since, and the next
+            // save stored this context's changes against them. Dropped as a merge drops them,
+            // they are read again when next touched, with the changes replayed.
+            for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
+            undoStackStorage?.rebase(object, onto: nil)
+        }
         guard !loaded.isEmpty else { return }
         let rows = try coordinator.snapshots(for: loaded.map(\.objectID))
         statisticsStorage.storeRoundTrips += 1
