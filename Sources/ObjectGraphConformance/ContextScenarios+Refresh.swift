@@ -137,32 +137,21 @@ extension ContextScenarios {
             // refresh keeping those changes must read the members again as it does for a
             // loaded object (and as a merge does): kept, they showed what another context's
             // save had changed since, and this context's save stored its changes over them.
-            try FaultingScenarios.seedSchool(env, students: 4)  // A: s0, s2; B: s1, s3
-            let ids = try ["s0", "s1", "s2", "s3"].map { try FaultingScenarios.studentID(env, named: $0) }
+            let ids = try FaultingScenarios.seedFourStudents(env)  // A: s0, s2; B: s1, s3
             let context = env.newContext()
-            let (a, b) = try context.performAndWait {
-                let classes = try context.fetch(FetchRequest<SchoolClass>(sortKeys: [SortKey("title")]))
-                _ = (classes[0].students.count, classes[1].students.count)
-                (try context.existingObject(with: ids[0]) as! Student).schoolClass = classes[1]
-                try check(classes.allSatisfy(\.isFault) && classes.allSatisfy(\.hasChanges), "both classes are faults with membership changes")
-                return (classes[0], classes[1])
+            let (a, b) = try FaultingScenarios.classesWithLoadedMembers(context)
+            try context.performAndWait {
+                (try context.existingObject(with: ids[0]) as! Student).schoolClass = b
+                try check(a.isFault && b.isFault && a.hasChanges && b.hasChanges, "both classes are faults with membership changes")
             }
-            func move(_ student: ObjectID, to title: String) throws {
-                let other = env.newContext()
-                try other.performAndWait {
-                    let moved = try other.existingObject(with: student) as! Student
-                    moved.schoolClass = try other.fetch(FetchRequest<SchoolClass>(predicate: .key("title") == title))[0]
-                    try other.save()
-                }
-            }
-            try move(ids[1], to: "A")
-            try move(ids[2], to: "B")
+            try FaultingScenarios.moveStudent(env, ids[1], to: "A")
+            try FaultingScenarios.moveStudent(env, ids[2], to: "B")
             try context.performAndWait {
                 context.refreshAllObjects()
                 try checkEqual(Set(a.students.map(\.objectID)), [ids[1]], "A after refreshAllObjects: stored (s0, s1) less its own removal of s0")
                 try checkEqual(Set(b.students.map(\.objectID)), [ids[0], ids[2], ids[3]], "B after refreshAllObjects: stored (s2, s3) and its own addition of s0")
             }
-            try move(ids[3], to: "A")
+            try FaultingScenarios.moveStudent(env, ids[3], to: "A")
             try context.performAndWait {
                 context.refresh(a, mergeChanges: true)
                 try checkEqual(Set(a.students.map(\.objectID)), [ids[1], ids[3]], "A after refresh(_:mergeChanges: true)")

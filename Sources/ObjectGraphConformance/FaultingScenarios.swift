@@ -40,6 +40,34 @@ enum FaultingScenarios {
         }
     }
 
+    /// Seeds the school with four students (class A: s0, s2; class B: s1, s3) and returns
+    /// their IDs in name order.
+    static func seedFourStudents(_ env: ScenarioEnvironment) throws -> [ObjectID] {
+        try seedSchool(env, students: 4)
+        return try ["s0", "s1", "s2", "s3"].map { try studentID(env, named: $0) }
+    }
+
+    /// Classes A and B fetched into `context` as faults whose students were read: faults
+    /// holding loaded members (reading a to-many does not fire its object's fault).
+    static func classesWithLoadedMembers(_ context: ManagedObjectContext) throws -> (a: SchoolClass, b: SchoolClass) {
+        try context.performAndWait {
+            let classes = try context.fetch(FetchRequest<SchoolClass>(sortKeys: [SortKey("title")]))
+            _ = (classes[0].students.count, classes[1].students.count)
+            try check(classes.count == 2 && classes.allSatisfy(\.isFault), "classes A and B, faults with loaded members")
+            return (classes[0], classes[1])
+        }
+    }
+
+    /// Moves the saved student `id` to the class titled `title` in another context, saved.
+    static func moveStudent(_ env: ScenarioEnvironment, _ id: ObjectID, to title: String) throws {
+        let other = env.newContext()
+        try other.performAndWait {
+            let moved = try other.existingObject(with: id) as! Student
+            moved.schoolClass = try other.fetch(FetchRequest<SchoolClass>(predicate: .key("title") == title))[0]
+            try other.save()
+        }
+    }
+
     static let all: [ConformanceScenario] = core + relationships + inaccessible
 
     static let core: [ConformanceScenario] = [

@@ -73,6 +73,36 @@ extension FetchScenarios {
                 try context.save()
             }
         },
+        ConformanceScenario("fetch.shouldRefreshRefetchedObjects.rereadsTheMembersOfAFault") { env in
+            // Reading a to-many does not fire its object's fault: a refetched object can be a
+            // fault holding loaded members. Refreshing refetched objects must read those again
+            // too (fetch with or without faults, and fetchBatched), or they keep showing
+            // students another context's save moved since.
+            let ids = try FaultingScenarios.seedFourStudents(env)  // A: s0, s2; B: s1, s3
+            let context = env.newContext()
+            let (a, b) = try FaultingScenarios.classesWithLoadedMembers(context)
+            func refetching(_ title: String, asFaults: Bool = true) -> FetchRequest<SchoolClass> {
+                var request = FetchRequest<SchoolClass>(predicate: .key("title") == title)
+                request.shouldRefreshRefetchedObjects = true
+                request.returnsObjectsAsFaults = asFaults
+                return request
+            }
+            try FaultingScenarios.moveStudent(env, ids[0], to: "B")
+            try context.performAndWait {
+                _ = try context.fetch(refetching("A"))
+                try checkEqual(Set(a.students.map(\.objectID)), [ids[2]], "A refetched as a fault")
+                _ = try context.fetch(refetching("B", asFaults: false))
+                try checkEqual(Set(b.students.map(\.objectID)), [ids[0], ids[1], ids[3]], "B refetched with its values")
+                context.refresh(a, mergeChanges: false)
+                _ = a.students.count
+                try check(a.isFault, "A is again a fault with loaded members")
+            }
+            try FaultingScenarios.moveStudent(env, ids[3], to: "A")
+            try context.performAndWait {
+                _ = try context.fetchBatched(refetching("A")).first
+                try checkEqual(Set(a.students.map(\.objectID)), [ids[2], ids[3]], "A refetched by fetchBatched")
+            }
+        },
     ]
 
     /// Renames the students `names` names through a context of its own, and saves.

@@ -61,6 +61,7 @@ extension ManagedObjectContext {
                     let object = unregistered ? unindexedFault(id) : registeredOrFault(id)
                     if object.isFaultStorage {
                         statisticsStorage.faultsFired += 1
+                        if request.shouldRefreshRefetchedObjects { rereadLoadedMembers(ofFault: object) }
                         if shared {
                             object.install(rows[position])
                         } else {
@@ -79,6 +80,7 @@ extension ManagedObjectContext {
                 for id in ids {
                     let object = unregistered ? unindexedFault(id) : registeredOrFault(id)
                     if object.isFaultStorage {
+                        if request.shouldRefreshRefetchedObjects { rereadLoadedMembers(ofFault: object) }
                         if !request.returnsObjectsAsFaults { faults.append(object) }
                     } else if request.shouldRefreshRefetchedObjects {
                         refetched.append(object)

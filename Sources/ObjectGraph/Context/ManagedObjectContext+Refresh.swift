@@ -72,14 +72,7 @@ extension ManagedObjectContext {
     private func reloadKeepingChanges(_ objects: [ManagedObject]) throws {
         var loaded: [ManagedObject] = []
         for object in objects where !object.isDeletedStorage {
-            guard object.isFaultStorage else { loaded.append(object); continue }
-            // A fault's values are read when it fires, but its to-many members may be loaded
-            // already (read through the relationship, which does not fire the object): kept,
-            // they still showed what another context's save had changed since, and the next
-            // save stored this context's changes against them. Dropped as a merge drops them,
-            // they are read again when next touched, with the changes replayed.
-            for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
-            undoStackStorage?.rebase(object, onto: nil)
+            if object.isFaultStorage { rereadLoadedMembers(ofFault: object) } else { loaded.append(object) }
         }
         guard !loaded.isEmpty else { return }
         let rows = try coordinator.snapshots(for: loaded.map(\.objectID))
@@ -92,6 +85,19 @@ extension ManagedObjectContext {
             install(row, keepingChangesOf: object)
             undoStackStorage?.rebase(object, onto: row)
         }
+    }
+
+    /// Drops the to-many members `object`, a fault, holds loaded, so that they are read again
+    /// when next touched, with its recorded changes replayed on them (as a merge drops them).
+    ///
+    /// A fault's values are read when it fires, but its members may be loaded already: reading
+    /// a to-many does not fire the object. Kept through a refresh or a refreshing fetch, they
+    /// still showed what another context's save had changed since, and the next save stored
+    /// this context's changes against them.
+    func rereadLoadedMembers(ofFault object: ManagedObject) {
+        guard object.toManyStates.contains(where: { !$0.isFault }) else { return }
+        for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
+        undoStackStorage?.rebase(object, onto: nil)
     }
 
     /// Drops `object`'s unsaved changes and turns it into a fault (a deleted object stays

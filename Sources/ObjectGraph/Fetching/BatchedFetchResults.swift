@@ -84,7 +84,12 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
         let ids = fetchedIDs[start..<Swift.min(fetchedIDs.count, start + batchSize)]
         let objects = ids.map { id in id.isTemporary ? inserted[id] ?? context.registeredOrFault(id) : context.registeredOrFault(id) }
         // Taken before the faults fire: those read the store now anyway.
-        let refetched = refreshesRefetched ? objects.filter { !$0.isFaultStorage } : []
+        var refetched: [ManagedObject] = []
+        if refreshesRefetched {
+            for object in objects {
+                if object.isFaultStorage { context.rereadLoadedMembers(ofFault: object) } else { refetched.append(object) }
+            }
+        }
         try context.fulfillFaults(objects, cachingRows: false)
         if !refetched.isEmpty { try context.refreshRefetched(refetched) }
         for steps in prefetching { try context.prefetch(steps, from: objects) }
