@@ -32,13 +32,14 @@ public final class BinaryFileStore: AtomicStore, @unchecked Sendable {
     public init(request: StoreOpenRequest) throws {
         guard let url = request.url else { throw StoreError(.io, "a binary store needs a file URL") }
         self.url = url
+        try request.checkOptionNames(["synchronous"], storeType: "binary")
+        let synchronous = try request.option("synchronous", oneOf: ["FULL", "OFF"], storeType: "binary") != "OFF"
         let directory = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw StoreError(.io, "cannot create the folder \(directory.path) for the binary store", underlying: error)
         }
-        let synchronous = request.options["synchronous"]?.uppercased() != "OFF"
         let lock = try StoreFileLock(storePath: url.path)
         let writer = AtomicFileWriter(url: url, synchronous: synchronous)
         let encoder = BinaryFileEncoder(model: request.model)
@@ -125,7 +126,8 @@ public final class BinaryFileStore: AtomicStore, @unchecked Sendable {
 
 extension StoreDescription {
     /// A binary store in the file at `url` (see ``BinaryFileStore``). Options: `synchronous` =
-    /// `FULL` (default) or `OFF`.
+    /// `FULL` (default) or `OFF`; any other option or value is refused at open
+    /// (``StoreError/Code/invalidOption``).
     public static func binaryFile(at url: URL, configuration: String? = nil, options: [String: String] = [:]) -> StoreDescription {
         StoreDescription(type: "binary", url: url, configuration: configuration, options: options) { request in
             try BinaryFileStore(request: request)

@@ -16,10 +16,12 @@ public final class InMemoryStore: AtomicStore, @unchecked Sendable {
 }
 
 extension StoreDescription {
-    /// An in-memory store, optionally holding one configuration of the model.
+    /// An in-memory store, optionally holding one configuration of the model. It takes no
+    /// options: a description given some is refused at open (``StoreError/Code/invalidOption``).
     public static func inMemory(configuration: String? = nil) -> StoreDescription {
         StoreDescription(type: "memory", configuration: configuration) { request in
-            InMemoryStore(request: request)
+            try request.checkOptionNames([], storeType: "memory")
+            return InMemoryStore(request: request)
         }
     }
 }

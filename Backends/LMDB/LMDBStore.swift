@@ -16,7 +16,8 @@ import Synchronization
 /// Options: `sync` = `full` (default: every commit is flushed), `meta` (`MDB_NOMETASYNC`) or
 /// `none` (`MDB_NOSYNC`, not durable); `initialMapSize` in bytes (default 64 MiB; the map
 /// grows by itself either way); `index` = `all` indexes every indexable attribute (tests use
-/// it to run every fetch through the index paths).
+/// it to run every fetch through the index paths). Any other option or value is refused at
+/// open (``ObjectGraph/StoreError/Code/invalidOption``).
 ///
 /// **Threading contract.** As ``ObjectGraph/PersistentStore``, with
 /// ``ObjectGraph/StoreCapabilities/concurrentReaders``: reads run in their own read-only
@@ -65,13 +66,22 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         }
     }
 
+    /// The sizes option `initialMapSize` takes: a page at least, and no more than a 64-bit
+    /// process can map (a negative size reached LMDB as 2^64 - 1).
+    static let mapSizes = 4096...(1 << 46)
+
     /// Opens (creating if needed) the store at `request.url`.
     public init(request: StoreOpenRequest) throws {
         guard let url = request.url else { throw StoreError(.io, "an LMDB store needs a file URL") }
         self.url = url
         self.model = request.model
+        // Every option checked before a file is made; the environment reads them as checked here.
+        try request.checkOptionNames(["sync", "initialMapSize", "index"], storeType: "lmdb")
+        let sync = try request.option("sync", oneOf: ["full", "meta", "none"], storeType: "lmdb")
+        _ = try request.integerOption("initialMapSize", in: Self.mapSizes, storeType: "lmdb")
+        let indexEverything = try request.option("index", oneOf: ["all"], storeType: "lmdb") != nil
         try Self.checkLimits(request.entities, url: url)
-        let layout = LMDBLayout(model: request.model, entities: request.entities, indexEverything: request.options["index"] == "all")
+        let layout = LMDBLayout(model: request.model, entities: request.entities, indexEverything: indexEverything)
         self.layout = layout
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         // One environment per file: the same file under another spelling must not open twice.
@@ -104,7 +114,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         self.tableCodes = tableCodes
         inverseIndexes = RelationshipPlan.inverseIndexes(model: request.model, layout: layout, codec: codec, handles: handles)
         capabilities = StoreCapabilities([.persistent, .multiProcess, .concurrentReaders, .evaluatesPredicates, .sorts, .groups, .cheapRowReads, .countsRelationshipRows])
-            .union(request.options["sync"]?.lowercased() == "none" ? [] : [.durable])
+            .union(sync == "none" ? [] : [.durable])
     }
 
     /// Reads (or, in an empty environment, writes) the store's identity and opens the model's

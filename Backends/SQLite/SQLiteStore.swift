@@ -73,7 +73,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             throw StoreError(.incompatibleModel, "\(url.path): the SQLite store cannot hold this model: \(clash) (rename one, or use another store)")
         }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let synchronous = request.options["synchronous"]?.uppercased() == "FULL" ? "FULL" : "NORMAL"
+        try request.checkOptionNames(["synchronous"], storeType: "sqlite")
+        let synchronous = try request.option("synchronous", oneOf: ["NORMAL", "FULL"], storeType: "sqlite") ?? "NORMAL"
         self.synchronous = synchronous
         let connection = try SQLiteConnection(path: url.path, create: true)
         do {
@@ -356,7 +357,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 }
 
 extension StoreDescription {
-    /// An SQLite store in the file at `url`. Options: `synchronous` = `NORMAL` (default) or `FULL`.
+    /// An SQLite store in the file at `url`. Options: `synchronous` = `NORMAL` (default) or `FULL`;
+    /// any other option or value is refused at open (``StoreError/Code/invalidOption``).
     public static func sqlite(at url: URL, configuration: String? = nil, options: [String: String] = [:]) -> StoreDescription {
         StoreDescription(type: "sqlite", url: url, configuration: configuration, options: options) { request in
             try SQLiteStore(request: request)

@@ -28,6 +28,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let busy = Code(rawValue: 134090)
         /// Any other failure of the backend.
         public static let backend = Code(rawValue: 134060)
+        /// A store description's option is unknown to its store kind, or has a value the
+        /// option does not take (Core Data's store-open error, 134080).
+        public static let invalidOption = Code(rawValue: 134080)
 
         /// The code's name, for messages.
         public var description: String {
@@ -41,6 +44,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             case .constraintViolation: return "constraintViolation"
             case .busy: return "busy"
             case .backend: return "backend"
+            case .invalidOption: return "invalidOption"
             default: return "code \(rawValue)"
             }
         }
