@@ -36,14 +36,24 @@ extension PersistentStoreCoordinator {
     /// store inside the write (a read of its store must not take the gate again).
     func fetch(_ request: StoreFetchRequest, installsRows: Bool = false,
                holding: (entry: Entry, fetch: (StoreFetchRequest) throws -> StoreFetchResult)? = nil) throws -> FetchAnswer {
-        let entries = try self.entries(holding: request.entity)
+        let entries = storesHolding(request.entity)
+        let parts = subentityParts(of: request, besides: entries)
+        guard !entries.isEmpty || !parts.isEmpty else {
+            // Only sub-entities of it are stored, and they were not asked for: none of its
+            // own rows exist (an abstract parent), as Core Data answers.
+            let hierarchy = request.entity.hierarchyNames
+            if !request.includesSubentities, attachedEntries.contains(where: { !$0.entityNames.isDisjoint(with: hierarchy) }) {
+                return FetchAnswer(ids: [], rows: [])
+            }
+            throw ObjectGraphError(.noStore, "no attached store holds entity \(request.entity.name)")
+        }
         func read(_ entry: Entry, _ request: StoreFetchRequest) throws -> StoreFetchResult {
             if let holding, holding.entry === entry { return try holding.fetch(request) }
             let result = try entry.gate.read { try entry.store.fetch(request) }
             dropCachedRowsIfCommittedElsewhere(entry)
             return result
         }
-        if entries.count == 1 {
+        if entries.count == 1, parts.isEmpty {
             let entry = entries[0]
             let mark = rowCache.readMark
             let result = try read(entry, request)
@@ -61,16 +71,24 @@ extension PersistentStoreCoordinator {
         // Fallback: gather candidate rows from every store, then filter, sort and slice here.
         var rows: [RowSnapshot] = []
         var allPredicateApplied = true
-        for entry in entries {
-            var partial = request
-            partial.offset = 0
-            partial.limit = nil
-            partial.resultType = .snapshots
+        var partial = request
+        partial.offset = 0
+        partial.limit = nil
+        partial.resultType = .snapshots
+        func gather(_ entry: Entry, _ partial: StoreFetchRequest) throws {
             let mark = rowCache.readMark
             let result = try read(entry, partial)
             if !result.applied.contains(.predicate) { allPredicateApplied = false }
             rowCache.store(result.snapshots, readSince: mark)
             rows.append(contentsOf: result.snapshots)
+        }
+        for entry in entries { try gather(entry, partial) }
+        for part in parts {
+            for entity in part.entities {
+                var sub = partial
+                sub.entity = entity
+                try gather(part.entry, sub)
+            }
         }
         let source = SnapshotRowSource(coordinator: self)
         let evaluator = PredicateEvaluator(source: source)
@@ -82,6 +100,32 @@ extension PersistentStoreCoordinator {
         rows = try sort.sort(rows, using: evaluator)
         let sliced = Self.slice(rows, offset: request.offset, limit: request.limit)
         return FetchAnswer(ids: [], rows: sliced)
+    }
+
+    /// A store holding sub-entities of a fetched entity but not the entity itself (its
+    /// configuration names only sub-entities), and the top-most sub-entities it holds.
+    struct SubentityPart {
+        let entry: Entry
+        let entities: [EntityDescription]
+    }
+
+    /// The stores a fetch of `request.entity` including sub-entities must read besides `held`
+    /// (the stores holding the entity): Core Data asks every store, so fetching an abstract
+    /// `Animal` whose `Dog`s and `Cat`s live in two stores returns both; asking only the stores
+    /// holding `Animal` refused the fetch (no store holds it) or missed the other store's rows.
+    /// Empty at once without sub-entities or with every store holding the entity.
+    func subentityParts(of request: StoreFetchRequest, besides held: [Entry]) -> [SubentityPart] {
+        let hierarchy = request.entity.hierarchyNames
+        guard request.includesSubentities, hierarchy.count > 1, attachedCount > held.count else { return [] }
+        var parts: [SubentityPart] = []
+        for entry in attachedEntries where !held.contains(where: { $0 === entry }) && !entry.entityNames.isDisjoint(with: hierarchy) {
+            // The top-most: a held sub-entity whose parent the store holds is fetched with it.
+            let tops = hierarchy.sorted().compactMap { model.entity(named: $0) }.filter { sub in
+                entry.entityNames.contains(sub.name) && !(sub.parentName.map { entry.entityNames.contains($0) } ?? false)
+            }
+            parts.append(SubentityPart(entry: entry, entities: tops))
+        }
+        return parts
     }
 
     func count(_ request: StoreFetchRequest) throws -> Int {

@@ -9,8 +9,8 @@ extension PersistentStoreCoordinator {
         guard case .groups(let grouping) = request.resultType else {
             throw ObjectGraphError(.invalidFetch, "a grouped fetch of \(request.entity.name) without a grouping")
         }
-        let entries = try self.entries(holding: request.entity)
-        if entries.count == 1, entries[0].store.capabilities.contains(.groups) {
+        let entries = storesHolding(request.entity)
+        if entries.count == 1, entries[0].store.capabilities.contains(.groups), subentityParts(of: request, besides: entries).isEmpty {
             let entry = entries[0]
             let result = try entry.gate.read { try entry.store.fetch(request) }
             if result.applied.contains(.predicate), let groups = result.groups { return groups }

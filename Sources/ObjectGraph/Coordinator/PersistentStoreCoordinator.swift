@@ -177,7 +177,8 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// The entry of the one store holding `entity`, lent (see ``withEntry(for:_:)``); `nil`
-    /// when none or several do.
+    /// when none or several do, or when another store holds some of its sub-entities (which a
+    /// count including them must read too, see ``subentityParts(of:besides:)``).
     func soleEntry(holding entity: EntityDescription) -> Unmanaged<Entry>? {
         let token = entity.nameToken
         return entries.read { all -> Unmanaged<Entry>? in
@@ -186,23 +187,28 @@ public final class PersistentStoreCoordinator: Sendable {
                 if found != nil { return nil }
                 found = Unmanaged.passUnretained(all[index])
             }
+            // (Looked at only with several stores and a hierarchy: one store answers at once.)
+            if found != nil, all.count > 1, entity.hierarchyNames.count > 1,
+               all.contains(where: { !$0.entityTokens.contains(token) && !$0.entityNames.isDisjoint(with: entity.hierarchyNames) }) {
+                return nil
+            }
             return found
         }
     }
 
-    /// The stores holding `entity` (compared by interned name: every fetch and count asks).
-    func entries(holding entity: EntityDescription) throws -> [Entry] {
+    /// The stores holding `entity`, none when no store does (compared by interned name: every
+    /// fetch and count asks).
+    func storesHolding(_ entity: EntityDescription) -> [Entry] {
         let token = entity.nameToken
-        let found = entries.read { all in
+        return entries.read { all in
             // Usually every store holds the entity (one store): the array itself is the answer,
             // not a filtered copy allocated for every fetch and count.
             all.allSatisfy { $0.entityTokens.contains(token) } ? all : all.filter { $0.entityTokens.contains(token) }
         }
-        guard !found.isEmpty else {
-            throw ObjectGraphError(.noStore, "no attached store holds entity \(entity.name)")
-        }
-        return found
     }
+
+    /// How many stores are attached.
+    var attachedCount: Int { entries.read { $0.count } }
 
     // MARK: Reading
 
