@@ -215,7 +215,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// ``ObjectGraphError/Code/objectNotFound``.
     public func object(with id: ObjectID) -> ManagedObject {
         requireQueue("object(with: \(id))")
-        return registeredOrFault(resolvingHandedOverID(id))
+        let resolved = resolvingHandedOverID(id)
+        coordinator.noteObject(for: resolved)
+        return registeredOrFault(resolved)
     }
 
     /// The object for `id`, loaded; throws ``ObjectGraphError/Code/objectNotFound`` if the

@@ -66,6 +66,11 @@ public final class PersistentStoreCoordinator: Sendable {
     /// does; changed (rarely) by adding and removing stores.
     private let entries = PublishedValue<[Entry]>([])
 
+    /// Whether a context may hold an object of a store that is not attached: a removed store's,
+    /// or one `object(with:)` made for another coordinator's ID. Until then a save with one
+    /// store attached looks at no relationship's destination (see ``save(_:landed:)``).
+    private let mayReferenceOtherStores = Atomic<Bool>(false)
+
     /// Creates a coordinator with no stores.
     public init(model: ManagedObjectModel, rowCacheCapacity: Int = 100_000) {
         self.model = model
@@ -127,6 +132,14 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         store.close()
         rowCache.removeAll()
+        // Contexts keep the removed store's objects: a relationship set to one must be refused.
+        mayReferenceOtherStores.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Notes that a context made an object for `id` (see ``mayReferenceOtherStores``).
+    func noteObject(for id: ObjectID) {
+        guard !id.isTemporary, lentEntry(for: id) == nil else { return }
+        mayReferenceOtherStores.store(true, ordering: .sequentiallyConsistent)
     }
 
     /// The attached stores, in the order they were added.
@@ -348,6 +361,9 @@ public final class PersistentStoreCoordinator: Sendable {
             for row in changes.updated { try check(row.values.objectID) }
             for row in changes.deleted { try check(row.objectID) }
             for change in changes.toMany { try check(change.source) }
+            // A destination of a store not attached would be stored as this store's key (see
+            // checkSameStore); only possible once such an object was made, so only then looked at.
+            if mayReferenceOtherStores.load(ordering: .sequentiallyConsistent) { try checkSameStore(changes, entry) }
             parts[identifier] = (entry, changes)
         } else {
             func part(_ id: ObjectID) throws -> String {
@@ -389,7 +405,7 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Refuses a change set whose relationships name objects of another store (as Core Data
-    /// refuses a relationship between objects in different stores). A store keeps a reference
+    /// refuses a relationship between objects in different stores), attached or not. A store keeps a reference
     /// as its own key: the SQLite and LMDB stores would read it back as the row of that key in
     /// their own table (another object, or none), atomic stores as a member no inverse lists.
     /// Only new references are checked (not a to-one an update leaves alone, nor removals), so
