@@ -395,3 +395,24 @@ struct RowCacheTests {
         }
     }
 }
+
+@Suite("Container setup errors")
+struct ContainerSetupTests {
+    /// The second store cannot open: the first, opened already, was left open (and its file
+    /// locked) with no container to close it.
+    @Test func aStoreThatCannotOpenClosesTheStoresOpenedBeforeIt() throws {
+        let model = try ContainerTests.twoConfigurationModel()
+        let opened = OpenedStores()
+        let first = StoreDescription(type: "recording", configuration: "Library") { request in
+            let store = RecordingStore(request: request, modelVersionHash: request.modelVersionHash)
+            opened.append(store)
+            return store
+        }
+        let error = #expect(throws: ModelError.self) {
+            _ = try PersistentContainer(model: model, stores: [first, .inMemory(configuration: "Attic")])
+        }
+        #expect(error?.message.contains("Attic") == true)
+        #expect(opened.all.count == 1)
+        #expect(opened.all.first?.wasClosed == true, "the store opened first is closed again")
+    }
+}

@@ -17,11 +17,19 @@ public final class PersistentContainer: Sendable {
     /// A context on the main queue, for UI-facing or main-thread code.
     public let viewContext: ManagedObjectContext
 
-    /// Opens every store in `stores` on a new coordinator.
+    /// Opens every store in `stores` on a new coordinator. When one cannot be opened, the
+    /// stores opened before it are closed again and its error is thrown.
     public init(model: ManagedObjectModel, stores: [StoreDescription]) throws {
         self.model = model
         let coordinator = PersistentStoreCoordinator(model: model)
-        for description in stores { try coordinator.addPersistentStore(description) }
+        do {
+            for description in stores { try coordinator.addPersistentStore(description) }
+        } catch {
+            // No container is returned to close them: they kept their files locked (a binary
+            // store's lock, an LMDB environment) until the process ended.
+            for store in coordinator.persistentStores { coordinator.removePersistentStore(store) }
+            throw error
+        }
         self.coordinator = coordinator
         self.viewContext = ManagedObjectContext(concurrencyType: .mainQueue, coordinator: coordinator, name: "viewContext")
     }
