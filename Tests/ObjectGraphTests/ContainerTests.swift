@@ -231,8 +231,10 @@ struct ContainerTests {
     @Test func storeForAnUnknownConfigurationIsRefused() throws {
         let coordinator = PersistentStoreCoordinator(model: try Self.twoConfigurationModel())
         let error = #expect(throws: ModelError.self) { try coordinator.addPersistentStore(.inMemory(configuration: "Attic")) }
-        #expect(error?.code == .unknownEntity)
+        #expect(error?.code == .unknownConfiguration)
         #expect(error?.message.contains("Attic") == true)
+        // The message lists the configurations the model has.
+        #expect(error?.message.contains("'Library'") == true)
         #expect(coordinator.persistentStores.isEmpty)
     }
 

@@ -82,7 +82,8 @@ public final class PersistentStoreCoordinator: Sendable {
     @discardableResult
     public func addPersistentStore(_ description: StoreDescription) throws -> any PersistentStore {
         if let name = description.configuration, model.configurations[name] == nil {
-            throw ModelError(.unknownEntity, "the model has no configuration '\(name)'")
+            let known = model.configurations.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            throw ModelError(.unknownConfiguration, "the model has no configuration '\(name)' (it has \(known.isEmpty ? "none" : known))")
         }
         let request = StoreOpenRequest(model: model, configuration: description.configuration, url: description.url, options: description.options)
         let store = try description.open(request)

@@ -46,6 +46,8 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A class bound to an entity names, in ``ManagedObject/validatedKeys``, a property the
         /// entity does not have; or a uniqueness constraint names an attribute it does not have.
         public static let unknownProperty = Code(rawValue: 15)
+        /// A store description names a configuration the model does not have.
+        public static let unknownConfiguration = Code(rawValue: 16)
 
         /// The code's name, for messages.
         public var description: String {
@@ -65,6 +67,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             case .invalidConstraint: return "invalidConstraint"
             case .abstractWithoutSubentities: return "abstractWithoutSubentities"
             case .unknownProperty: return "unknownProperty"
+            case .unknownConfiguration: return "unknownConfiguration"
             default: return "code \(rawValue)"
             }
         }
