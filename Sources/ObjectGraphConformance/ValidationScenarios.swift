@@ -150,6 +150,7 @@ enum ValidationScenarios {
                 let error = try checkThrows(ValidationError.self, "one player is below the minimum") { try context.save() }
                 try check(violation(error, .relationshipLacksMinimumCount, single.objectID, "players"), "1580 for one player: \(error)")
                 try checkEqual(error.violations.count, 1, "the empty roster is valid: \(error)")
+                try check(error.violations[0].message.hasSuffix("has 1 member; at least 2 required"), "the message counts in the singular: \(error.violations[0].message)")
             }
         },
         ConformanceScenario("validation.countsChangedThroughInverses") { env in

@@ -137,6 +137,9 @@ struct Validator {
     }
 
     /// A to-many's member count against its minimum (required counts as one) and maximum.
+    /// "1 member", "3 members": a count as a violation's message says it.
+    static func members(_ count: Int) -> String { count == 1 ? "1 member" : "\(count) members" }
+
     mutating func validateCount(_ count: Int, of relationship: RelationshipDescription, in object: ManagedObject) {
         let entity = object.entity
         let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
@@ -145,11 +148,11 @@ struct Validator {
             if relationship.minCount == 0 {
                 add(.missingMandatoryProperty, object, relationship.name, "\(entity.name).\(relationship.name) is required but empty")
             } else {
-                add(.relationshipLacksMinimumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(count) members; at least \(minimum) required")
+                add(.relationshipLacksMinimumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(Self.members(count)); at least \(minimum) required")
             }
         }
         if let maximum = relationship.maxCount, count > maximum {
-            add(.relationshipExceedsMaximumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(count) members; at most \(maximum) allowed")
+            add(.relationshipExceedsMaximumCount, object, relationship.name, "\(entity.name).\(relationship.name) has \(Self.members(count)); at most \(maximum) allowed")
         }
     }
 
