@@ -120,20 +120,10 @@ extension GraphDifferentialRun {
     mutating func changeElsewhere(container: PersistentContainer, step: Int) throws {
         let other = container.newBackgroundContext()
         let deletes = chance(0.4)
-        let roll = int(0...Int(Int32.max))
         let outcome: String = try other.performAndWait {
-            var chooser = SplitMix64(seed: UInt64(roll))
-            let saved = try Self.kinds.flatMap { kind in try objects(kind.entity, in: other).map { (kind, $0) } }
-            guard let (kind, object) = saved.randomElement(using: &chooser) else { return "nothing" }
+            guard let object = try anyObject(in: other) else { return "nothing" }
             let name = label(of: object)
-            if deletes {
-                other.delete(object)
-            } else {
-                let label = kind.label
-                guard let attribute = object.entity.attributes.filter({ $0.name != label && !$0.isTransient }).randomElement(using: &chooser),
-                      let value = Self.values(for: attribute, entity: kind.entity).randomElement(using: &chooser) else { return "nothing" }
-                try object.setValue(value, forKey: attribute.name)
-            }
+            if deletes { other.delete(object) } else { try setRandomAttribute(of: object) }
             do {
                 try other.save()
                 return "\(deletes ? "deleted" : "changed") \(name)"
