@@ -93,6 +93,9 @@ extension BinaryFileDecoder {
         // Plain values per layout, read in the row loop (see References.concreteNames).
         let names = layouts.map(\.name)
         let attributeTypes = layouts.map { $0.attributes.map(\.type) }
+        // Where nil is damage: no save stores it in a required attribute (validation refuses
+        // it), and read as nil it reached a non-optional typed accessor, which stops the process.
+        let required = layouts.map { $0.attributes.map { !$0.isOptional && !$0.isTransient } }
         let destinations = layouts.map { entity in entity.toOneRelationships.map { model.entity(named: $0.destinationName)?.hierarchyNames ?? [] } }
         let toManyCounts = layouts.map(\.toManyRelationships.count)
         let rowCount = try reader.count("the number of \(root.name) rows", minimumSize: 3)
@@ -109,13 +112,13 @@ extension BinaryFileDecoder {
                 // The persistent values only: transient slots stay nil.
                 attributes = Array(repeating: .null, count: attributeTypes[layout].count)
                 for slot in slots {
-                    attributes[slot] = try value(attributeTypes[layout][slot], &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" }
+                    attributes[slot] = try value(attributeTypes[layout][slot], required: required[layout][slot], &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" }
                 }
             } else {
                 attributes = []
                 attributes.reserveCapacity(attributeTypes[layout].count)
                 for (slot, type) in attributeTypes[layout].enumerated() {
-                    attributes.append(try value(type, &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" })
+                    attributes.append(try value(type, required: required[layout][slot], &reader) { "\(names[layout]).\(layouts[layout].attributes[slot].name) of row \(pk)" })
                 }
             }
             var toOne: [ObjectID?]
@@ -184,16 +187,18 @@ extension BinaryFileDecoder {
         }
     }
 
-    /// One attribute value, which must be of the kind `type` stores (or nil); `what` describes
-    /// it for an error.
-    func value(_ type: AttributeType, _ reader: inout ByteReader, _ what: () -> String) throws -> AttributeValue {
+    /// One attribute value, which must be of the kind `type` stores (or nil, unless
+    /// `required`); `what` describes it for an error.
+    func value(_ type: AttributeType, required: Bool, _ reader: inout ByteReader, _ what: () -> String) throws -> AttributeValue {
         typealias Tag = BinaryFileFormat.Tag
         let start = reader.offset
         let raw = try reader.byte(what())
         guard let tag = Tag(rawValue: raw) else { throw reader.fail("\(what()) has an unknown value tag \(raw)", at: start) }
         let value: AttributeValue
         switch tag {
-        case .null: return .null
+        case .null:
+            guard !required else { throw reader.fail("\(what()) is a required attribute but holds no value", at: start) }
+            return .null
         case .integer: value = .integer(try reader.signed(what()))
         case .double: value = .double(Double(bitPattern: try reader.fixed64(what())))
         case .decimal:

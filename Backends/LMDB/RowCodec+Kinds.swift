@@ -27,13 +27,21 @@ extension RowCodec {
     static let integer16Kind: UInt8 = 0x81
     static let integer32Kind: UInt8 = 0x82
 
-    /// The next value, which must be nil or of `kind`: one comparison of its tag, the narrow
-    /// integers checked out of line.
+    /// Marks the kind of a required attribute's slot, where nil is damage as well: no save
+    /// stores nil there (validation refuses it), and read as nil it reached the typed accessor
+    /// of a non-optional property, which stopped the process. (Tags and the narrow kinds
+    /// leave this bit clear.)
+    static let requiredFlag: UInt8 = 0x40
+
+    /// The next value, which must be of `kind` (or nil, unless the kind is required): one
+    /// comparison of its tag, nil and the narrow integers checked out of line.
     @inline(__always)
     static func read(_ reader: inout ByteReader, kind: UInt8) throws -> AttributeValue {
         guard reader.offset < reader.buffer.count else { throw ByteReader.Truncated() }
         let tag = reader.buffer[reader.offset]
-        guard tag == kind || tag == Tag.null.rawValue else { return try readNarrowInteger(&reader, kind: kind) }
+        guard tag == kind & ~requiredFlag || (tag == Tag.null.rawValue && kind & requiredFlag == 0) else {
+            return try readNarrowInteger(&reader, kind: kind & ~requiredFlag)
+        }
         return try read(&reader)
     }
 

@@ -38,8 +38,8 @@ struct RowCodec {
     private let attributePositions: [[Int]]
     /// The same for to-one slots, for an entity with transient to-ones.
     private let toOnePositions: [[Int]]
-    /// The kind (``Kind``) each attribute slot's value must have, nil aside, for every entity
-    /// code in turn; entity `code`'s slots start at `kindStarts[code]`. One flat array, so a
+    /// The kind (``Kind``) each attribute slot's value must have, with ``requiredFlag`` where
+    /// nil is damage too, for every entity code in turn; entity `code`'s slots start at `kindStarts[code]`. One flat array, so a
     /// row's check is a comparison per value (see ``read(_:kind:)``).
     let kinds: [UInt8]
     private let kindStarts: [Int]
@@ -70,7 +70,7 @@ struct RowCodec {
         attributePositions = entities.map { entity in Self.positions(entity?.attributes.map(\.isTransient) ?? []) }
         var kinds: [UInt8] = []
         kindStarts = entities.map { entity in
-            defer { kinds += (entity?.attributes ?? []).map { Self.kind(of: $0.type) } }
+            defer { kinds += (entity?.attributes ?? []).map { Self.kind(of: $0.type) | ($0.isOptional || $0.isTransient ? 0 : Self.requiredFlag) } }
             return kinds.count
         }
         self.kinds = kinds

@@ -309,6 +309,24 @@ final class SQLiteStatement {
         return Data(bytes: bytes, count: count)
     }
 
+    /// A column of an entity's rows as a row reader decodes it.
+    struct Column: Sendable {
+        let position: Int32
+        let type: AttributeType
+        /// Whether NULL is damage here: a required attribute's column, where no save puts nil
+        /// (validation refuses it), so a NULL was written by something else. Read as nil, it
+        /// reached the typed accessor of a non-optional property, which stops the process.
+        let required: Bool
+    }
+
+    /// Reads `column` of an entity's row, noting a NULL in a required column as damage.
+    @inline(__always)
+    func value(_ column: Column) -> AttributeValue {
+        let value = value(column.position, as: column.type)
+        if case .null = value, column.required { noteDamage(column.position) }
+        return value
+    }
+
     /// Reads a column as the attribute type expects it.
     ///
     /// A number is read first and the column's type asked only when it reads as zero (what

@@ -14,15 +14,17 @@ final class SQLiteRowReader: Sendable {
         let namespace: ObjectID.Namespace
         /// Per to-one slot: the destination namespace when its table holds one entity.
         let toOneNamespaces: [ObjectID.Namespace?]
-        /// Per attribute slot: its type, or `nil` when it has no column (transient).
-        let attributeColumns: [(position: Int32, type: AttributeType)?]
+        /// Per attribute slot: its column, type and whether NULL is damage there (a required
+        /// attribute: save refuses nil in it), or `nil` when it has no column (transient).
+        let attributeColumns: [SQLiteStatement.Column?]
 
         init(layout: SQLiteSchema.EntityLayout, namespace: ObjectID.Namespace, toOneNamespaces: [ObjectID.Namespace?]) {
             self.layout = layout
             self.namespace = namespace
             self.toOneNamespaces = toOneNamespaces
             self.attributeColumns = layout.attributePositions.enumerated().map { slot, position in
-                position.map { ($0, layout.entity.attributes[slot].type) }
+                let attribute = layout.entity.attributes[slot]
+                return position.map { SQLiteStatement.Column(position: $0, type: attribute.type, required: !attribute.isOptional) }
             }
         }
     }
@@ -136,12 +138,12 @@ final class SQLiteRowReader: Sendable {
     /// Reads the statement's current row into `run`.
     @inline(__always)
     private static func read(
-        _ statement: SQLiteStatement, _ namespace: ObjectID.Namespace, _ columns: [(position: Int32, type: AttributeType)?],
+        _ statement: SQLiteStatement, _ namespace: ObjectID.Namespace, _ columns: [SQLiteStatement.Column?],
         _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?], _ namespaces: [String: ObjectID.Namespace],
         into run: inout RowRun, _ rows: inout [RowSnapshot]
     ) {
         for column in columns {
-            run.appendValue(column.map { statement.value($0.position, as: $0.type) } ?? .null)
+            run.appendValue(column.map { statement.value($0) } ?? .null)
         }
         run.endRow(
             objectID: namespace.objectID(primaryKey: statement.int64(0)), version: statement.int64(2),
@@ -151,13 +153,13 @@ final class SQLiteRowReader: Sendable {
     /// A snapshot of the statement's current row, its values in an array of its own.
     @inline(__always)
     private static func snapshot(
-        _ statement: SQLiteStatement, _ namespace: ObjectID.Namespace, _ columns: [(position: Int32, type: AttributeType)?],
+        _ statement: SQLiteStatement, _ namespace: ObjectID.Namespace, _ columns: [SQLiteStatement.Column?],
         _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?], _ namespaces: [String: ObjectID.Namespace]
     ) -> RowSnapshot {
         var attributes: [AttributeValue] = []
         attributes.reserveCapacity(columns.count)
         for column in columns {
-            attributes.append(column.map { statement.value($0.position, as: $0.type) } ?? .null)
+            attributes.append(column.map { statement.value($0) } ?? .null)
         }
         return RowSnapshot(
             objectID: namespace.objectID(primaryKey: statement.int64(0)), version: statement.int64(2), attributes: attributes,

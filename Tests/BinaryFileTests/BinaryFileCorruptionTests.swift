@@ -173,4 +173,32 @@ struct BinaryFileCorruptionTests {
         let problem = try #require(error?.underlying as? BinaryFileFormatError, "\(String(describing: error))")
         #expect(problem.problem == .malformed && problem.detail.contains("key counter of \(root)"), "\(problem)")
     }
+
+    @Test("nil in a required attribute (behind a sound checksum) is refused as malformed at the value, where it read as nil and stopped the process at a non-optional typed accessor", arguments: [true, false])
+    func nilInARequiredAttribute(damaged: Bool) throws {
+        let model = try ManagedObjectModel { m in m.entity("Tag") { e in e.attribute("name", .string) } }
+        let url = try Support.temporaryStore()
+        defer { Support.remove(url) }
+        let container = try Support.container(url, model: model)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            try context.insertObject(entityName: "Tag").setValue("Zq9", forKey: "name")
+            try context.save()
+        }
+        container.close()
+        var bytes = Array(try Data(contentsOf: url))
+        // The value: the string tag, its length and its bytes, replaced by the nil tag.
+        let value: [UInt8] = [BinaryFileFormat.Tag.string.rawValue, 3] + Array("Zq9".utf8)
+        let start = try #require((0...(bytes.count - value.count)).first { Array(bytes[$0..<($0 + value.count)]) == value })
+        if damaged { bytes.replaceSubrange(start..<(start + value.count), with: [BinaryFileFormat.Tag.null.rawValue]) }
+        let repaired = try #require(FuzzInput.repairFrame(bytes))
+        do {
+            let contents = try BinaryFileStore.contents(ofFile: repaired, model: model)
+            #expect(!damaged, "decoded \(contents)")
+        } catch let error as StoreError {
+            let problem = error.underlying as? BinaryFileFormatError
+            #expect(damaged && problem?.problem == .malformed && problem?.detail.contains("Tag.name") == true && problem?.detail.contains("required") == true, "\(error)")
+            #expect(problem.map { (start..<(start + 1)).contains($0.offset) } == true, "the offset is the value's: \(String(describing: problem))")
+        }
+    }
 }

@@ -162,6 +162,34 @@ struct LMDBDamagedStoreTests {
         #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
     }
 
+    @Test("nil in a required attribute is refused as damaged (read as nil, it stopped the process at a non-optional typed accessor); the same row with a title reads", arguments: [true, false])
+    func nilInARequiredAttribute(damaged: Bool) throws {
+        let url = try LMDBFixture.temporaryFile()
+        try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
+        // A Doc (code 0), version 1: title nil (tag 0) or "A", rank nil; no to-ones.
+        let title: [UInt8] = damaged ? [0] : [4, 0, 0, 0, 1, 65]
+        let row: [UInt8] = [2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2] + title + [0, 0, 0]
+        try Self.put(url, "og:rows:Doc", Self.key(1), row)
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Doc")
+        request.returnsObjectsAsFaults = false
+        let id = ObjectID(entityName: "Doc", storeIdentifier: try #require(container.coordinator.persistentStores.first).identifier, primaryKey: 1)
+        if damaged {
+            let errors = context.performAndWait {
+                [#expect(throws: StoreError.self) { _ = try context.fetch(request) },
+                 #expect(throws: StoreError.self) { _ = try context.existingObject(with: id) }]
+            }
+            for error in errors {
+                #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
+            }
+        } else {
+            let titles = try context.performAndWait { try context.fetch(request).map { try $0.value(forKey: "title") as? String } }
+            #expect(titles == ["A"])
+        }
+    }
+
     @Test("a row of another hierarchy's entity, or too short to name one, is refused as damaged, not passed over (it vanished from fetches, and its fault read as deleted)", arguments: [true, false])
     func rowOfNoEntityOfItsTable(foreign: Bool) throws {
         let url = try Self.seededStore()

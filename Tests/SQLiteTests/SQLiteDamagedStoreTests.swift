@@ -160,4 +160,48 @@ struct SQLiteDamagedStoreTests {
             #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("entity") == true, "\(String(describing: error))")
         }
     }
+
+    @Test("NULL written into a required attribute's column is a typed error naming the file, row and column, where it read as nil and stopped the process at a non-optional accessor; the same NULL in a sibling entity's column of a shared table is no damage", arguments: [
+        AttributeType.string, .integer64, .double, .boolean, .date, .decimal, .uuid, .binaryData,
+    ])
+    func nullInARequiredColumn(type: AttributeType) throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Owner") { e in e.attribute("name", .string, optional: true) }
+            m.entity("Admin", parent: "Owner") { e in e.attribute("level", type) }
+        }
+        let value: Any = switch type {
+        case .string: "x"
+        case .integer64: Int64(3)
+        case .double: 1.5
+        case .boolean: true
+        case .date: Date(timeIntervalSinceReferenceDate: 5)
+        case .decimal: Decimal(7)
+        case .uuid: UUID()
+        default: Data([1])
+        }
+        let url = try SQLiteStoreTests.temporaryFile()
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        let seeding = container.newBackgroundContext()
+        let (owner, admin) = try seeding.performAndWait {
+            let owner = try seeding.insertObject(entityName: "Owner")
+            let admin = try seeding.insertObject(entityName: "Admin")
+            try admin.setValue(value, forKey: "level")
+            try seeding.save()
+            return (owner.objectID, admin.objectID)
+        }
+        container.close()
+        // The plain owner's row holds NULL in the admin's column: that is its shape, not damage.
+        let intact = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        let reading = intact.newBackgroundContext()
+        let (entity, count) = try reading.performAndWait {
+            (try reading.existingObject(with: owner).entity.name, try reading.fetch(FetchRequest<ManagedObject>(entityName: "Owner")).count)
+        }
+        intact.close()
+        #expect(entity == "Owner" && count == 2)
+        try Self.execute(url, "UPDATE \"Owner\" SET \"a:Admin.level\" = NULL WHERE pk = \(admin.primaryKey ?? 0)")
+        for error in try Self.readErrors(url, model, admin) {
+            #expect(error?.code == .corrupt)
+            #expect(error?.message.contains(url.path) == true && error?.message.contains("a:Admin.level") == true && error?.message.contains("NULL") == true, "\(String(describing: error))")
+        }
+    }
 }
