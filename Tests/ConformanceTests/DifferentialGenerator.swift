@@ -52,9 +52,10 @@ struct Generator {
     static let base = Date(timeIntervalSinceReferenceDate: 750_000_000)
     /// Text pieces chosen for trouble: case pairs, precomposed and decomposed é, ß/ss,
     /// Turkish i's, a ligature, sigmas, emoji with and without modifiers, a flag, digits, the
-    /// Ångström and Kelvin signs (canonically Å and K), a titlecase digraph.
+    /// Ångström and Kelvin signs (canonically Å and K), a titlecase digraph, LIKE's escape and
+    /// wildcards.
     static let tokens = ["a", "A", "b", "B", "é", "É", "e\u{301}", "e", "E", "ß", "ss", "SS", "ı", "I", "i", "İ", "ﬁ",
-                         "σ", "ς", "Σ", "👍", "👍🏽", "🇩🇪", " ", "1", "2", "10", "Å", "\u{212B}", "\u{212A}", "k", "ǅ"]
+                         "σ", "ς", "Σ", "👍", "👍🏽", "🇩🇪", " ", "1", "2", "10", "Å", "\u{212B}", "\u{212A}", "k", "ǅ", "\\", "*", "?"]
     static let regexes = [".*", "a.*", ".*a", "[aAbB]*", "(a|b|é)+", ".", "..", "\\X", "\\X\\X", ".*👍.*", "[^ ]*", "e.*",
                           "ss|ß", ".*[12]+", "(?i)a.*", "É?.*"]
 

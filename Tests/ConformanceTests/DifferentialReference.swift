@@ -142,18 +142,33 @@ struct Reference {
         return (x.count - i) == (y.count - j) ? 0 : ((x.count - i) < (y.count - j) ? -1 : 1)
     }
 
-    /// LIKE over characters: `*` any run, `?` one character.
-    static func like(_ text: [Character], _ pattern: [Character]) -> Bool {
+    /// LIKE over characters: `*` any run, `?` one character, a backslash making the next
+    /// character literal (one ending the pattern is itself).
+    static func like(_ text: [Character], _ source: [Character]) -> Bool {
+        // The pattern as (character, literal) pairs: a wildcard is a non-literal * or ?.
+        var pattern: [(character: Character, literal: Bool)] = []
+        var index = 0
+        while index < source.count {
+            if source[index] == "\\" && index + 1 < source.count {
+                pattern.append((source[index + 1], true))
+                index += 2
+            } else {
+                pattern.append((source[index], source[index] != "*" && source[index] != "?"))
+                index += 1
+            }
+        }
         // table[i][j]: text[i...] matches pattern[j...]
         var table = Array(repeating: Array(repeating: false, count: pattern.count + 1), count: text.count + 1)
         table[text.count][pattern.count] = true
-        for j in stride(from: pattern.count - 1, through: 0, by: -1) where pattern[j] == "*" { table[text.count][j] = table[text.count][j + 1] }
+        for j in stride(from: pattern.count - 1, through: 0, by: -1) where !pattern[j].literal && pattern[j].character == "*" {
+            table[text.count][j] = table[text.count][j + 1]
+        }
         for i in stride(from: text.count - 1, through: 0, by: -1) {
             for j in stride(from: pattern.count - 1, through: 0, by: -1) {
-                switch pattern[j] {
-                case "*": table[i][j] = table[i][j + 1] || table[i + 1][j]
-                case "?": table[i][j] = table[i + 1][j + 1]
-                default: table[i][j] = pattern[j] == text[i] && table[i + 1][j + 1]
+                switch (pattern[j].literal, pattern[j].character) {
+                case (false, "*"): table[i][j] = table[i][j + 1] || table[i + 1][j]
+                case (false, _): table[i][j] = table[i + 1][j + 1]
+                default: table[i][j] = pattern[j].character == text[i] && table[i + 1][j + 1]
                 }
             }
         }

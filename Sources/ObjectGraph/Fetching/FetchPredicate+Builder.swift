@@ -57,7 +57,7 @@ extension PredicateOperand {
     public func contains(_ text: String, options: StringComparisonOptions = []) -> FetchPredicate {
         .comparison(PredicateComparison(self, .contains, .constant(.string(text)), options: options))
     }
-    /// `self LIKE[options] pattern` (`*` any run, `?` one character).
+    /// `self LIKE[options] pattern` (`*` any run, `?` one character, `\` before either for itself).
     public func like(_ pattern: String, options: StringComparisonOptions = []) -> FetchPredicate {
         .comparison(PredicateComparison(self, .like, .constant(.string(pattern)), options: options))
     }

@@ -1,5 +1,7 @@
 /// A LIKE pattern: `*` matches any run of characters (also none), `?` exactly one, and every
-/// other character itself.
+/// other character itself. A backslash makes the character after it literal (`\*` is a
+/// star, `\\` one backslash), so text holding wildcards can be matched exactly, as with
+/// Foundation's LIKE; a backslash that ends the pattern is itself.
 ///
 /// Matching works on whole characters (extended grapheme clusters) compared by canonical
 /// equivalence, after both the text and the pattern are folded with ``TextFolding`` for the
@@ -18,13 +20,23 @@ struct LikePattern: Sendable {
     /// Compiles `pattern` for `options`.
     init(_ pattern: String, options: StringComparisonOptions) {
         self.options = options
-        tokens = TextFolding.fold(pattern, options).map { character in
+        var tokens: [Token] = []
+        var escaped = false
+        for character in TextFolding.fold(pattern, options) {
+            if escaped {
+                tokens.append(.literal(character))
+                escaped = false
+                continue
+            }
             switch character {
-            case "*": return .anyRun
-            case "?": return .one
-            default: return .literal(character)
+            case "\\": escaped = true
+            case "*": tokens.append(.anyRun)
+            case "?": tokens.append(.one)
+            default: tokens.append(.literal(character))
             }
         }
+        if escaped { tokens.append(.literal("\\")) }
+        self.tokens = tokens
     }
 
     /// Whether the whole of `text` matches.
