@@ -182,7 +182,7 @@ extension ManagedObjectContext {
     /// of changed objects (only objects with changes can refer to an unsaved object).
     /// `coversInserted`: `objects` include every inserted object.
     @discardableResult
-    private func remapIDs(_ objects: [ManagedObject], from oldIDs: [ObjectID], to ids: [ObjectID], coversInserted: Bool) -> TemporaryIDMap {
+    func remapIDs(_ objects: [ManagedObject], from oldIDs: [ObjectID], to ids: [ObjectID], coversInserted: Bool) -> TemporaryIDMap {
         let map = TemporaryIDMap(oldIDs, to: ids)
         func remapReferences(_ object: ManagedObject) {
             for slot in object.toOneValues.indices {

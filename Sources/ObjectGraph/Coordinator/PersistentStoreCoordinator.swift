@@ -295,6 +295,24 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Permanent IDs for temporary ones, in the same order: one key allocation per store and
     /// entity hierarchy.
     func permanentIDs(for temporaries: [ObjectID]) throws -> [ObjectID] {
+        try permanentIDs(for: temporaries, routing: entry(for:))
+    }
+
+    /// Permanent IDs in the attached store `identifier` for temporary IDs of entities it holds,
+    /// whichever store an insert of their entities would go to (``ManagedObjectContext/assign(_:to:)``).
+    func permanentIDs(for temporaries: [ObjectID], inStore identifier: String) throws -> [ObjectID] {
+        guard let entry = entries.read({ $0.first { $0.store.identifier == identifier } }) else {
+            throw ObjectGraphError(.noStore, "store \(identifier) is not attached to this coordinator")
+        }
+        if let foreign = temporaries.first(where: { !entry.entityTokens.contains($0.entityToken) }) {
+            let configuration = entry.description.configuration.map { "its configuration '\($0)'" } ?? "it"
+            throw ObjectGraphError(.noStore, objectID: foreign, "store \(identifier) does not hold entity \(foreign.entityName): \(configuration) leaves it out")
+        }
+        return try permanentIDs(for: temporaries, routing: { _ in entry })
+    }
+
+    /// Permanent IDs for temporary ones, allocated in the store `route` gives each.
+    private func permanentIDs(for temporaries: [ObjectID], routing route: (ObjectID) throws -> Entry) throws -> [ObjectID] {
         // Grouped by entity (a temporary ID's store follows from its entity) with integer keys
         // first, then merged per store and entity hierarchy.
         // IDs come in runs of one entity (a save's inserts in creation order): a run's group is
@@ -312,7 +330,7 @@ public final class PersistentStoreCoordinator: Sendable {
             } else {
                 position = byEntity.count
                 positions[token] = position
-                byEntity.append((try entry(for: id), []))
+                byEntity.append((try route(id), []))
             }
             run = (token, position)
             byEntity[position].indexes.append(index)

@@ -41,6 +41,9 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
         /// A validation hook inserted, deleted or changed an object the save had not listed,
         /// which the save would have lost: make such changes in `willSave()`.
         public static let changedDuringValidation = Code(rawValue: 113)
+        /// An object was assigned to a store (``ManagedObjectContext/assign(_:to:)``) that is
+        /// not newly inserted, or already has a permanent ID of another store.
+        public static let notAssignable = Code(rawValue: 114)
 
         /// The code's name, for messages.
         public var description: String {
@@ -59,6 +62,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
             case .objectDeleted: return "objectDeleted"
             case .crossStoreRelationship: return "crossStoreRelationship"
             case .changedDuringValidation: return "changedDuringValidation"
+            case .notAssignable: return "notAssignable"
             default: return "code \(rawValue)"
             }
         }
