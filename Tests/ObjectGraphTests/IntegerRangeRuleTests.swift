@@ -4,6 +4,7 @@ import Testing
 
 /// Minimum and maximum rules on integer attributes compare integers exactly: converted to a
 /// `Double`, an Int64 beyond 2^53 loses its last bits, and 2^53 + 1 passed a maximum of 2^53.
+/// Decimals are compared exactly too, with the decimal their bound writes.
 @Suite("Integer range rules")
 struct IntegerRangeRuleTests {
     static let limit: Int64 = 1 << 53
@@ -62,6 +63,32 @@ struct IntegerRangeRuleTests {
             for (value, code) in [(0, ValidationError.Code.numberTooSmall), (3, .numberTooLarge)] {
                 let error = #expect(throws: ValidationError.self) { try counter.validateValue(value, forKey: "half") }
                 #expect(error?.violations.map(\.code) == [code], "\(value)")
+            }
+        }
+    }
+
+    @Test("a decimal is compared with the bound its rule writes, exactly: 0.30000000000000000001 breaks a maximum of 0.3 (as a Double it equalled 0.3), and 0.3 itself and a minimum of 0.1 hold")
+    func decimalBoundsAreExact() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Price") { e in e.attribute("amount", .decimal, rules: [.minimum(0.1), .maximum(0.3)]) }
+        }
+        let container = try PersistentContainer(model: model, stores: [.inMemory()])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let price = try context.insertObject(entityName: "Price")
+            let posix = Locale(identifier: "en_US_POSIX")
+            func decimal(_ text: String) throws -> Decimal {
+                let parsed: Decimal? = Decimal(string: text, locale: posix)
+                return try #require(parsed)
+            }
+            for text in ["0.1", "0.3", "0.2"] {
+                try price.validateValue(try decimal(text), forKey: "amount")
+            }
+            for (text, code) in [("0.30000000000000000001", ValidationError.Code.numberTooLarge), ("0.09999999999999999999", .numberTooSmall)] {
+                let value = try decimal(text)
+                let error = #expect(throws: ValidationError.self) { try price.validateValue(value, forKey: "amount") }
+                #expect(error?.violations.map(\.code) == [code], "\(text)")
             }
         }
     }

@@ -240,13 +240,24 @@ struct Validator {
     static func isBelow(_ value: AttributeValue, _ bound: Double) -> Bool? {
         // For an integer v, v < bound exactly when v < bound rounded up.
         if case .integer(let v) = value, let exact = exactInteger(bound, .up) { return v < exact }
+        if case .decimal(let v) = value, !v.isNaN, let exact = exactDecimal(bound) { return v < exact }
         return number(value).map { !($0 >= bound) }
     }
 
     /// Whether `value` is above a maximum of `bound` (see ``isBelow(_:_:)``).
     static func isAbove(_ value: AttributeValue, _ bound: Double) -> Bool? {
         if case .integer(let v) = value, let exact = exactInteger(bound, .down) { return v > exact }
+        if case .decimal(let v) = value, !v.isNaN, let exact = exactDecimal(bound) { return v > exact }
         return number(value).map { !($0 <= bound) }
+    }
+
+    /// `bound` as the decimal number its shortest description writes (`0.3`, not the binary
+    /// 0.2999…): a decimal attribute's value is compared with that, exactly, where converted
+    /// to a `Double` 0.30000000000000000001 passed a maximum of 0.3. `nil` for a NaN or
+    /// infinite bound. (A decimal NaN is judged as a Double NaN is: outside every range.)
+    private static func exactDecimal(_ bound: Double) -> Decimal? {
+        guard bound.isFinite else { return nil }
+        return Decimal(string: "\(bound)", locale: Locale(identifier: "en_US_POSIX"))
     }
 
     /// `bound` rounded to an integer, when that fits an Int64; beyond, every Int64 is on one
