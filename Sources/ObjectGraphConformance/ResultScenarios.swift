@@ -4,6 +4,30 @@ import ObjectGraph
 /// Result types beyond objects — dictionaries with aggregates and grouping, batched iteration,
 /// counts — on every store, from a fresh coordinator so the store answers.
 enum ResultScenarios {
+    /// A context on 12 seeded students (reopened, so the store answers) and a request for
+    /// them by name in batches of 4, prefetching their class and subjects.
+    static func prefetchingSchool(_ env: ScenarioEnvironment) throws -> (ManagedObjectContext, FetchRequest<Student>) {
+        try FaultingScenarios.seedSchool(env, students: 12)
+        try env.reopen()
+        var request = FetchRequest<Student>(sortKeys: [SortKey("name", comparison: .localizedStandard)])
+        request.fetchBatchSize = 4
+        request.relationshipKeyPathsForPrefetching = ["schoolClass", "subjects"]
+        return (env.newContext(), request)
+    }
+
+    /// Walks the class and subjects of batch `index` (loaded with its prefetching), checking
+    /// that it costs no round trip nor relationship fault; appends the class titles.
+    static func walkPrefetched(_ batch: some Sequence<Student>, index: Int, in context: ManagedObjectContext, titles: inout [String]) throws {
+        let loaded = context.statistics
+        for student in batch {
+            titles.append(student.schoolClass?.title ?? "none")
+            try checkEqual(student.subjects.filter { !$0.name.isEmpty }.count, 2, "two subjects")
+        }
+        let walked = context.statistics
+        try checkEqual(walked.storeRoundTrips, loaded.storeRoundTrips, "walking batch \(index)'s prefetched relationships costs no round trip")
+        try checkEqual(walked.relationshipFaultsFired, loaded.relationshipFaultsFired, "and fires no relationship fault in batch \(index)")
+    }
+
     /// Messages counted per chat title: columns `chat` (the title) and `n`.
     static func messagesPerChatTitle(sortKeys: [SortKey] = []) -> FetchRequest<ManagedObject> {
         var request = FetchRequest<ManagedObject>(entityName: "Message", sortKeys: sortKeys)
@@ -138,31 +162,40 @@ enum ResultScenarios {
         ConformanceScenario("results.batched.prefetchesEachBatch") { env in
             // Core Data loads a batched result's relationshipKeyPathsForPrefetching with each
             // batch: walking a batch's relationships then costs no round trip.
-            try FaultingScenarios.seedSchool(env, students: 12)
-            try env.reopen()
-            let context = env.newContext()
+            let (context, school) = try prefetchingSchool(env)
+            var request = school
             try context.performAndWait {
-                var request = FetchRequest<Student>(sortKeys: [SortKey("name", comparison: .localizedStandard)])
-                request.fetchBatchSize = 4
-                request.relationshipKeyPathsForPrefetching = ["schoolClass", "subjects"]
                 let results = try context.fetchBatched(request)
                 var titles: [String] = []
-                var subjects: [Int] = []
                 for index in 0..<3 {
-                    let batch = try results.batch(at: index)
-                    let loaded = context.statistics
-                    for student in batch {
-                        titles.append(student.schoolClass?.title ?? "none")
-                        subjects.append(student.subjects.filter { !$0.name.isEmpty }.count)
-                    }
-                    let walked = context.statistics
-                    try checkEqual(walked.storeRoundTrips, loaded.storeRoundTrips, "walking batch \(index)'s prefetched relationships costs no round trip")
-                    try checkEqual(walked.relationshipFaultsFired, loaded.relationshipFaultsFired, "and fires no relationship fault in batch \(index)")
+                    try walkPrefetched(try results.batch(at: index), index: index, in: context, titles: &titles)
                 }
                 try checkEqual(titles, (0..<12).map { $0 % 2 == 0 ? "A" : "B" }, "class titles in name order")
-                try checkEqual(subjects, Array(repeating: 2, count: 12), "two subjects each")
                 request.relationshipKeyPathsForPrefetching = ["schoolClass.title"]
                 try FetchScenarios.checkInvalidFetch("prefetching an attribute in a batched fetch") { _ = try context.fetchBatched(request) }
+            }
+        },
+        ConformanceScenario("results.batched.fetchPrefetchesEachBatchAsItLoads") { env in
+            // A fetch with a batch size returns faults and loads a batch when one of its
+            // objects is touched; its prefetching key paths load with each batch. They were
+            // loaded for every object at the fetch, which fired every batch there.
+            let (context, school) = try prefetchingSchool(env)
+            var request = school
+            try context.performAndWait {
+                let students = try context.fetch(request)
+                try checkEqual(context.statistics.storeRoundTrips, 1, "the fetch reads the matches, no batch and no prefetching")
+                try check(students.allSatisfy(\.isFault), "every student is a fault")
+                var titles: [String] = []
+                for index in 0..<3 {
+                    let batch = students[(index * 4)..<(index * 4 + 4)]
+                    _ = batch.first?.name
+                    try check(batch.allSatisfy { !$0.isFault }, "touching one student loads batch \(index)")
+                    try check(students[(index * 4 + 4)...].allSatisfy(\.isFault), "and no later batch")
+                    try walkPrefetched(batch, index: index, in: context, titles: &titles)
+                }
+                try checkEqual(titles, (0..<12).map { $0 % 2 == 0 ? "A" : "B" }, "class titles in name order")
+                request.relationshipKeyPathsForPrefetching = ["schoolClass.title"]
+                try FetchScenarios.checkInvalidFetch("prefetching an attribute in a batched fetch") { _ = try context.fetch(request) }
             }
         },
         ConformanceScenario("results.batched.unsavedMatchSavedBetweenBatchesIsTheSameObject") { env in

@@ -18,7 +18,12 @@ extension ManagedObjectContext {
         if !batchGroups.isEmpty, let group = batchGroups[object.objectID] {
             // The object came from a batched fetch: load its batch in one round trip.
             for id in group.ids { batchGroups.removeValue(forKey: id) }
-            try fulfillFaults(group.ids.compactMap { registeredLive($0) })
+            let members = group.ids.compactMap { registeredLive($0) }
+            try fulfillFaults(members)
+            // The fetch's prefetching key paths, for this batch only (as Core Data prefetches
+            // a batched result's): loading them for every object at the fetch fired every
+            // batch there, so a batch size bounded nothing.
+            for steps in group.prefetching { try prefetch(steps, from: members) }
             if !object.isFaultStorage { return }
         }
         // (The cache lent, not retained: the coordinator holds it, and the context the coordinator.)
@@ -104,8 +109,13 @@ extension ManagedObjectContext {
     }
 }
 
-/// The IDs of one batch of a batched `fetch`, shared by its members.
+/// The IDs of one batch of a batched `fetch`, shared by its members, and the relationships
+/// the fetch prefetches, loaded with the batch.
 final class BatchGroup {
     let ids: [ObjectID]
-    init(ids: [ObjectID]) { self.ids = ids }
+    let prefetching: [[RelationshipDescription]]
+    init(ids: [ObjectID], prefetching: [[RelationshipDescription]]) {
+        self.ids = ids
+        self.prefetching = prefetching
+    }
 }

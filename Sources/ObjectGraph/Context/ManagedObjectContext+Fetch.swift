@@ -92,17 +92,19 @@ extension ManagedObjectContext {
         }
         if !faults.isEmpty { try fulfillFaults(faults) }
         if !refetched.isEmpty { try refreshRefetched(refetched) }
+        let prefetching = try request.relationshipKeyPathsForPrefetching.map { try prefetchSteps($0, from: entity) }
         if request.fetchBatchSize > 0 && request.returnsObjectsAsFaults {
-            // Core Data's batch faulting: touching one object loads its whole batch.
+            // Core Data's batch faulting: touching one object loads its whole batch, and the
+            // batch's prefetched relationships.
             var start = 0
             while start < objects.count {
-                let group = BatchGroup(ids: objects[start..<min(objects.count, start + request.fetchBatchSize)].map(\.objectID))
+                let ids = objects[start..<min(objects.count, start + request.fetchBatchSize)].map(\.objectID)
+                let group = BatchGroup(ids: ids, prefetching: prefetching)
                 for id in group.ids { batchGroups[id] = group }
                 start += request.fetchBatchSize
             }
-        }
-        for keyPath in request.relationshipKeyPathsForPrefetching {
-            try prefetch(prefetchSteps(keyPath, from: entity), from: objects)
+        } else {
+            for steps in prefetching { try prefetch(steps, from: objects) }
         }
         // Every element was checked to be a `T` above, and an array of class references has
         // one representation whatever the class (the standard library reinterprets such
