@@ -133,7 +133,6 @@ struct DictionaryFetchTests {
         let (_, context) = try Self.sales()
         try context.performAndWait { () throws in
             var request = FetchRequest<ManagedObject>(entityName: "Sale")
-            #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
             request.propertiesToFetch = [.key("nope")]
             #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
             request.propertiesToFetch = [.key("product"), .key("amount")]
@@ -203,6 +202,29 @@ struct DictionaryFetchTests {
             #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(none) }
             request.havingPredicate = try FetchPredicate(format: "n > 1 AND product MATCHES 'p.*'")
             #expect(try context.fetchDictionaries(request) == [["product": "pear", "n": .integer(2)]])
+        }
+    }
+
+    @Test("no columns named gives every attribute; a to-one column gives the destination's ID; rows sort by attributes that are not columns")
+    func defaultColumnsIDsAndSorting() throws {
+        let (_, context) = try Self.sales()
+        try context.performAndWait { () throws in
+            let all = try context.fetchDictionaries(FetchRequest<ManagedObject>(entityName: "Sale", sortKeys: [SortKey("amount")]))
+            #expect(all.first == ["product": "plum", "amount": 1.0, "units": .integer(1)])
+            #expect(all.map(\.keys) == Array(repeating: ["product", "amount", "units"], count: 5))
+
+            let regions = try context.fetch(FetchRequest<ManagedObject>(entityName: "Region", sortKeys: [SortKey("name")])).map(\.objectID)
+            var request = FetchRequest<ManagedObject>(entityName: "Sale", sortKeys: [SortKey("units", ascending: false), SortKey("amount")])
+            request.propertiesToFetch = [.key("product"), .key("region")]
+            let rows = try context.fetchDictionaries(request)
+            #expect(rows.map { $0["product"] } == ["pear", "apple", "plum", "pear", "apple"])
+            #expect(rows.map { $0.objectID("region") } == [regions[0], regions[1], regions[1], regions[0], regions[0]])
+            #expect(rows[0].objectID("product") == nil, "a column that holds no ID")
+
+            request.propertiesToFetch = [.key("region.sales")]
+            let toMany = #expect(throws: ObjectGraphError.self) { _ = try context.fetchDictionaries(request) }
+            #expect(toMany?.code == .invalidFetch && toMany?.key == "region.sales", "\(String(describing: toMany))")
+            #expect(toMany?.message.contains("to-many") == true, "\(String(describing: toMany))")
         }
     }
 

@@ -9,26 +9,32 @@ extension ManagedObjectContext {
 
     /// The rows of `request` as dictionaries of ``FetchRequest/propertiesToFetch`` columns.
     ///
+    /// With no columns named, the columns are every stored attribute of the entity, as in
+    /// Core Data. A column may name a to-one relationship (or a key path ending in one through
+    /// to-one steps): it holds the destination's ID (see ``FetchedRow/objectID(_:)``), `.null`
+    /// when the relationship is empty; a to-many relationship is refused.
+    ///
     /// Without grouping, a request of plain columns gives one row per matching object, and a
     /// request with aggregates gives one row over all of them. With
     /// ``FetchRequest/propertiesToGroupBy``, each distinct combination of the group-by values
     /// gives one row; like a column, a group-by key path reaches one attribute value (Core
     /// Data also groups by a to-one relationship, by object; here that is refused, so group
-    /// by an attribute of the destination). ``FetchRequest/havingPredicate`` then filters rows by column name; sort
-    /// keys name columns; offset and limit apply last. Unsaved changes count as for `fetch`
-    /// (Core Data ignores them in dictionary fetches; here they count, and
-    /// ``FetchRequest/includesPendingChanges`` `= false` leaves them out): values are read from
-    /// the store, as Core Data reads them, unless unsaved changes are included and could alter
-    /// the rows, when they are read as the context's save would leave them (objects with
-    /// unsaved changes by their values, every other object by its stored row).
+    /// by an attribute of the destination). ``FetchRequest/havingPredicate`` then filters rows
+    /// by column name. A sort key naming a column sorts by it; when each row is one object,
+    /// any other sort key is an attribute key path of the entity (fetched or not, through
+    /// to-one relationships, as in Core Data), while grouped rows sort only by their columns.
+    /// Offset and limit apply last. Unsaved changes count as for `fetch` (Core Data ignores
+    /// them in dictionary fetches; here they count, and ``FetchRequest/includesPendingChanges``
+    /// `= false` leaves them out): values are read from the store, as Core Data reads them,
+    /// unless unsaved changes are included and could alter the rows, when they are read as
+    /// the context's save would leave them (objects with unsaved changes by their values,
+    /// every other object by its stored row).
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [FetchedRow] {
         try checkQueue("fetchDictionaries(_:)")
         if let resolved = resolvingHandedOverIDs(in: request) { return try fetchDictionaries(resolved) }
         let entity = try fetchEntity(of: request)
-        guard !request.propertiesToFetch.isEmpty else {
-            throw ObjectGraphError(.invalidFetch, "a dictionary fetch of \(entity.name) needs propertiesToFetch")
-        }
-        let columns = try request.propertiesToFetch.map { try ResolvedColumn($0, entity: entity, model: model) }
+        let properties = request.propertiesToFetch.isEmpty ? ResolvedColumn.allAttributes(of: entity) : request.propertiesToFetch
+        let columns = try properties.map { try ResolvedColumn($0, entity: entity, model: model) }
         var names = Set<String>()
         for column in columns where !names.insert(column.property.name).inserted {
             throw ObjectGraphError(.invalidFetch, key: column.property.name, "two columns of the dictionary fetch of \(entity.name) are named '\(column.property.name)'; give one another name with as:")
@@ -55,12 +61,17 @@ extension ManagedObjectContext {
             try having.checkNesting()
             try RowPredicate.check(having, columns: Set(shared.names))
         }
+        // Each row is one object unless rows are groups (or one row of aggregates). Rows of
+        // objects are sorted where they are made, where a key that is no column can still be
+        // read from the row's object (see rows(of:)); groups are sorted by columns, below.
+        let rowsAreObjects = groupBy.isEmpty && !hasAggregates
+        let sortKeys = try DictionarySortKey.resolve(request.sortKeys, columns: columns, rowsAreObjects: rowsAreObjects, entity: entity, model: model)
         var rows: [FetchedRow]
-        let live = try unsavedChangesMatter(request, entity: entity, columns: columns, groupBy: groupBy)
+        let live = try unsavedChangesMatter(request, entity: entity, columns: columns, groupBy: groupBy, sortKeys: sortKeys)
         if !live, let grouped = try storeGroups(request, entity: entity, columns: columns, shared: shared) {
             rows = grouped
         } else {
-            rows = try groupsFromRows(request, entity: entity, live: live, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
+            rows = try groupsFromRows(request, entity: entity, live: live, columns: columns, shared: shared, groupBy: groupBy, sortKeys: rowsAreObjects ? sortKeys : [])
         }
         if let having = request.havingPredicate {
             rows = try rows.filter { try RowPredicate.evaluate(having, on: $0) }
@@ -69,21 +80,9 @@ extension ManagedObjectContext {
             var seen = Set<FetchedRow>()
             rows = rows.filter { seen.insert($0).inserted }
         }
-        if !request.sortKeys.isEmpty {
-            let names = Set(columns.map(\.property.name))
-            for key in request.sortKeys where !names.contains(key.keyPath) {
-                throw ObjectGraphError(.invalidFetch, key: key.keyPath, "a dictionary fetch sorts by its columns; '\(key.keyPath)' is not one of \(names.sorted())")
-            }
-            let prepared = rows.map { row in request.sortKeys.map { CompiledSort.prepare(row[$0.keyPath] ?? .null, $0.comparison) } }
-            let indexes = rows.indices.sorted { a, b in
-                for (position, key) in request.sortKeys.enumerated() {
-                    let order = CompiledSort.compare(prepared[a][position], prepared[b][position], key.comparison)
-                    if order == .orderedSame { continue }
-                    return key.ascending ? order == .orderedAscending : order == .orderedDescending
-                }
-                return a < b
-            }
-            rows = indexes.map { rows[$0] }
+        if !rowsAreObjects {
+            // Every key names a column here (see DictionarySortKey.resolve).
+            rows = DictionarySortKey.sort(rows, by: sortKeys) { _, _ in .null }
         }
         return PersistentStoreCoordinator.slice(rows, offset: request.fetchOffset, limit: request.fetchLimit > 0 ? request.fetchLimit : nil)
     }
@@ -91,17 +90,18 @@ extension ManagedObjectContext {
     /// Whether the rows must be read from the context's objects: pending changes are included
     /// and some could alter them — of the fetched entity, or of one the predicate, the group-by
     /// keys or the columns read through relationships. Otherwise the rows are the store's.
-    private func unsavedChangesMatter<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn], groupBy: [ResolvedKeyPath]) throws -> Bool {
+    private func unsavedChangesMatter<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn], groupBy: [ResolvedKeyPath], sortKeys: [DictionarySortKey]) throws -> Bool {
         try processPendingChanges()
         guard request.includesPendingChanges, !(insertedStorage.isEmpty && updatedStorage.isEmpty && deletedStorage.isEmpty) else { return false }
-        // The sort keys name result columns, not attributes: left out of the check (which
-        // compiles a store request).
+        // The sort keys may name result columns, not attributes: left out of the check (which
+        // compiles a store request), and those that read related objects added below.
         var matching = request
         matching.sortKeys = []
         if try pendingChangesMatter(matching, entity: entity) { return true }
         var tokens = Set<UInt32>()
         for key in groupBy { addRelatedEntityTokens(of: key, to: &tokens) }
         for column in columns { if let path = column.path { addRelatedEntityTokens(of: path, to: &tokens) } }
+        for key in sortKeys { if case .path(let path) = key.source { addRelatedEntityTokens(of: path, to: &tokens) } }
         return hasPendingChanges(inTokens: tokens)
     }
 
@@ -111,7 +111,9 @@ extension ManagedObjectContext {
     /// context loaded earlier may hold older values (another context saved since) or unsaved
     /// ones the request excludes (`includesPendingChanges = false`), and a row read from them
     /// contradicted its own predicate, which the store had matched (`age > 90` giving `age = 36`).
-    private func groupsFromRows<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, live: Bool, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
+    ///
+    /// `sortKeys`, given when each row is one object, order those rows.
+    private func groupsFromRows<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, live: Bool, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], sortKeys: [DictionarySortKey]) throws -> [FetchedRow] {
         var matching = request
         matching.fetchOffset = 0
         matching.fetchLimit = 0
@@ -121,7 +123,7 @@ extension ManagedObjectContext {
             // As a save would leave them: unchanged objects by their stored values.
             let source = SavedStateRowSource(context: self)
             let matches = try source.rows(for: fetchObjectIDs(matching))
-            return try Self.rows(of: matches, PredicateEvaluator(source: source), request: request, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
+            return try Self.rows(of: matches, PredicateEvaluator(source: source), request: request, columns: columns, shared: shared, groupBy: groupBy, sortKeys: sortKeys)
         }
         var storeRequest = try makeStoreRequest(matching, entity: entity)
         storeRequest.resultType = .snapshots
@@ -134,17 +136,20 @@ extension ManagedObjectContext {
             answer.rows = answer.ids.compactMap { byID[$0] }
         }
         let evaluator = PredicateEvaluator(source: SnapshotRowSource(coordinator: coordinator))
-        return try Self.rows(of: answer.rows, evaluator, request: request, columns: columns, shared: shared, groupBy: groupBy, hasAggregates: hasAggregates)
+        return try Self.rows(of: answer.rows, evaluator, request: request, columns: columns, shared: shared, groupBy: groupBy, sortKeys: sortKeys)
     }
 
-    /// The result rows over `matches`: one per match for plain columns, else one per group.
-    private static func rows<S: PredicateRowSource, T: ManagedObject>(of matches: [S.Row], _ evaluator: PredicateEvaluator<S>, request: FetchRequest<T>, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], hasAggregates: Bool) throws -> [FetchedRow] {
+    /// The result rows over `matches`: one per match for plain columns (in the order of
+    /// `sortKeys`), else one per group.
+    private static func rows<S: PredicateRowSource, T: ManagedObject>(of matches: [S.Row], _ evaluator: PredicateEvaluator<S>, request: FetchRequest<T>, columns: [ResolvedColumn], shared: FetchedRow.Columns, groupBy: [ResolvedKeyPath], sortKeys: [DictionarySortKey]) throws -> [FetchedRow] {
         var rows: [FetchedRow] = []
-        if groupBy.isEmpty && !hasAggregates {
+        if groupBy.isEmpty && !columns.contains(where: \.isAggregate) {
             rows.reserveCapacity(matches.count)
             for match in matches {
                 rows.append(FetchedRow(columns: shared, values: try columns.map { try $0.value(of: match, evaluator) }))
             }
+            // Before HAVING, DISTINCT and paging, while each row's object is at hand.
+            rows = try DictionarySortKey.sort(rows, by: sortKeys) { path, index in try evaluator.sortValue(path, of: matches[index]) }
         } else {
             for (key, members) in try RowGrouping.group(matches, by: groupBy, evaluator) {
                 let values = try columns.map {
@@ -162,7 +167,8 @@ extension ManagedObjectContext {
     /// column the store's groups do not hold.
     private func storeGroups<T: ManagedObject>(_ request: FetchRequest<T>, entity: EntityDescription, columns: [ResolvedColumn], shared: FetchedRow.Columns) throws -> [FetchedRow]? {
         guard !request.propertiesToGroupBy.isEmpty || columns.contains(where: \.isAggregate) else { return nil }
-        // The sort keys name result columns, not attributes: left out of every store request.
+        // The sort keys name result columns, not attributes (grouped rows sort by columns
+        // only): left out of every store request.
         var matching = request
         matching.sortKeys = []
         var aggregates: [StoreAggregate] = []
@@ -176,7 +182,9 @@ extension ManagedObjectContext {
                 sources.append(.aggregate(aggregates.count))
                 aggregates.append(.function(function, keyPath))
             case .value(let keyPath):
-                // Outside the group-by keys a plain column takes its first member's value.
+                // Outside the group-by keys a plain column takes its first member's value,
+                // which the shared path reads (so does an ID column: group keys are attributes,
+                // and stores, SQLite's SQL included, compute groups of attribute keys only).
                 guard let index = request.propertiesToGroupBy.firstIndex(of: keyPath) else { return nil }
                 sources.append(.key(index))
             }
@@ -233,52 +241,6 @@ extension ManagedObjectContext {
 private enum GroupColumnSource {
     case key(Int)
     case aggregate(Int)
-}
-
-/// A fetched column resolved against the entity.
-private struct ResolvedColumn {
-    let property: FetchedProperty
-    let path: ResolvedKeyPath?
-
-    init(_ property: FetchedProperty, entity: EntityDescription, model: ManagedObjectModel) throws {
-        self.property = property
-        switch property.kind {
-        case .count: path = nil
-        case .value(let keyPath), .aggregate(_, let keyPath):
-            let resolved = try ResolvedKeyPath.resolve(keyPath, from: entity, in: model)
-            guard resolved.attributeType != nil, !resolved.yieldsMany else {
-                throw ObjectGraphError(.invalidFetch, key: keyPath, "column '\(property.name)': '\(keyPath)' must reach one attribute value (through to-one relationships, or an aggregate such as @count)")
-            }
-            // The rule of @sum and @avg in key paths: a sum or mean of strings, data or UUIDs
-            // has no meaning (each came out as 0.0 or nil, as if there were no values).
-            if case .aggregate(let function, _) = property.kind, function == .sum || function == .average,
-               let type = resolved.attributeType, !type.isNumeric, type != .date {
-                throw ObjectGraphError(.invalidFetch, key: keyPath, "column '\(property.name)': \(function.rawValue) needs a numeric attribute; \(entity.name).\(keyPath) is \(type.rawValue)")
-            }
-            path = resolved
-        }
-    }
-
-    var isAggregate: Bool {
-        if case .value = property.kind { return false }
-        return true
-    }
-
-    func value<S>(of row: S.Row, _ evaluator: PredicateEvaluator<S>) throws -> AttributeValue {
-        guard let path else { return .integer(1) }
-        return try evaluator.sortValue(path, of: row)
-    }
-
-    func aggregate<S>(over members: [S.Row], _ evaluator: PredicateEvaluator<S>, groupKey: [AttributeValue], groupBy: [String]) throws -> AttributeValue {
-        switch property.kind {
-        case .count: return .integer(Int64(members.count))
-        case .value(let keyPath):
-            if let index = groupBy.firstIndex(of: keyPath) { return groupKey[index] }
-            return try members.first.map { try value(of: $0, evaluator) } ?? .null
-        case .aggregate(let function, _):
-            return function.apply(try members.map { try value(of: $0, evaluator) })
-        }
-    }
 }
 
 /// Evaluates a predicate on a result row, by column name (for HAVING).

@@ -55,7 +55,8 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
         get { extras?.values.substitutionVariables ?? [:] }
         set { updateExtras { $0.substitutionVariables = newValue } }
     }
-    /// For ``ManagedObjectContext/fetchDictionaries(_:)``: the columns of each result.
+    /// For ``ManagedObjectContext/fetchDictionaries(_:)``: the columns of each result (every
+    /// stored attribute when empty).
     public var propertiesToFetch: [FetchedProperty] {
         get { extras?.values.propertiesToFetch ?? [] }
         set { updateExtras { $0.propertiesToFetch = newValue } }

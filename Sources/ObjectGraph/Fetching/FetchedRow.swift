@@ -87,6 +87,21 @@ public struct FetchedRow: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
+    /// The object ID a to-one relationship column holds (``FetchedProperty/key(_:as:)`` naming
+    /// a relationship); `nil` when the row has no such column, the relationship was empty, or
+    /// the value is not an ID.
+    ///
+    /// A column holds an ID as its ``ObjectID/uriRepresentation`` in a `.uri` value: rows stay
+    /// ``AttributeValue``s (`Sendable`, hashable, comparable with the values stores hand
+    /// over), and the URI is the ID's own stable, lossless form (a temporary ID's, for an
+    /// unsaved destination, names it in this process only). The ID the URI names is returned
+    /// as is: resolve it with ``ManagedObjectContext/object(with:)`` or, from a URI kept
+    /// elsewhere, check it with ``PersistentStoreCoordinator/objectID(forURI:)``.
+    public func objectID(_ name: String) -> ObjectID? {
+        guard case .uri(let uri)? = self[name] else { return nil }
+        return ObjectID(uri: uri)
+    }
+
     /// The column names, in the columns' order.
     public var keys: [String] { columns.names }
     /// The values, in the columns' order.
