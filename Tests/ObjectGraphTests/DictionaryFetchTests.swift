@@ -46,6 +46,10 @@ struct DictionaryFetchTests {
         var first = FetchRequest<ManagedObject>(entityName: "Order")
         #expect(first.propertiesToFetch.isEmpty && first.propertiesToGroupBy.isEmpty && first.havingPredicate == nil)
         #expect(first.relationshipKeyPathsForPrefetching.isEmpty && first.substitutionVariables.isEmpty && !first.returnsDistinctResults)
+        #expect(first.includesPropertyValues)
+        var withoutValues = first
+        withoutValues.includesPropertyValues = false
+        #expect(first.includesPropertyValues && !withoutValues.includesPropertyValues)
         first.propertiesToGroupBy = ["customer"]
         first.substitutionVariables["LIMIT"] = .integer(3)
         var second = first

@@ -9,6 +9,7 @@ extension ManagedObjectContext {
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         try checkQueue("fetch(\(request.entityName ?? String(describing: T.self)))")
         if let resolved = resolvingHandedOverIDs(in: request) { return try fetch(resolved) }
+        if !request.includesPropertyValues, let faulting = try withoutPropertyValues(request) { return try fetch(faulting) }
         var (entity, answer) = try executeFetch(request)
         let installs = !answer.rows.isEmpty && !request.returnsObjectsAsFaults
         let ids = installs ? [] : answer.ids
@@ -110,6 +111,20 @@ extension ManagedObjectContext {
         // one representation whatever the class (the standard library reinterprets such
         // buffers the same way when it casts arrays of classes).
         return unsafeBitCast(objects, to: [T].self)
+    }
+
+    /// `request` (which includes no property values) as a fetch of faults — `nil` when it is
+    /// one already — refusing prefetching, which would load values. A fetch of faults asks
+    /// the store for IDs only and loads no unregistered object (see
+    /// ``FetchRequest/includesPropertyValues``).
+    private func withoutPropertyValues<T: ManagedObject>(_ request: FetchRequest<T>) throws -> FetchRequest<T>? {
+        if let keyPath = request.relationshipKeyPathsForPrefetching.first {
+            throw ObjectGraphError(.invalidFetch, key: keyPath, "a fetch of \(request.entityName ?? String(describing: T.self)) that includes no property values cannot prefetch '\(keyPath)': prefetching loads values; set includesPropertyValues or leave relationshipKeyPathsForPrefetching empty")
+        }
+        guard !request.returnsObjectsAsFaults else { return nil }
+        var faulting = request
+        faulting.returnsObjectsAsFaults = true
+        return faulting
     }
 
     /// A fetched object that is not of the class the request asked for. (Not a nested
@@ -305,7 +320,14 @@ extension ManagedObjectContext {
             if try matches(object) { candidates.append(object.objectID) }
         }
         var objects = candidates.map(registeredOrFault)
-        if !request.sortKeys.isEmpty {
+        if !request.sortKeys.isEmpty && !request.includesPropertyValues {
+            // Sorted without loading values into the context: candidates with unsaved changes
+            // by their values, the others by their stored rows (which is what a fault would load).
+            let sort = try CompiledSort.compile(request.sortKeys, for: entity, in: model)
+            let saved = SavedStateRowSource(context: self)
+            let sorted = try sort.sort(try saved.rows(for: Array(candidates)), using: PredicateEvaluator(source: saved))
+            objects = sorted.map { registeredOrFault(saved.objectID(of: $0)) }
+        } else if !request.sortKeys.isEmpty {
             try fulfillFaults(objects)
             let sort = try CompiledSort.compile(request.sortKeys, for: entity, in: model)
             objects = try sort.sort(objects, using: evaluator)

@@ -55,6 +55,19 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
         get { extras?.values.substitutionVariables ?? [:] }
         set { updateExtras { $0.substitutionVariables = newValue } }
     }
+    /// Whether a fetch of objects loads their values (`true`, the default). `false` returns
+    /// every object not yet registered in the context as a fault whose values are not read
+    /// (the store is asked for IDs only); touching it later fires it as any fault. Objects the
+    /// context already holds keep their state (loaded, changed or a fault; refreshed only if
+    /// ``shouldRefreshRefetchedObjects`` asks for it), and unsaved changes still count
+    /// (objects compared or sorted here are read without loading them: by their unsaved
+    /// values, or by their stored rows). ``returnsObjectsAsFaults`` is then ignored, and
+    /// ``relationshipKeyPathsForPrefetching``, which loads values, is refused. Core Data uses
+    /// this for fetches that only need the objects' identities (to delete them, say).
+    public var includesPropertyValues: Bool {
+        get { extras?.values.includesPropertyValues ?? true }
+        set { updateExtras { $0.includesPropertyValues = newValue } }
+    }
     /// For ``ManagedObjectContext/fetchDictionaries(_:)``: the columns of each result (every
     /// stored attribute when empty).
     public var propertiesToFetch: [FetchedProperty] {
@@ -126,6 +139,7 @@ struct FetchRequestExtras: Sendable {
     var propertiesToGroupBy: [String] = []
     var havingPredicate: FetchPredicate?
     var returnsDistinctResults = false
+    var includesPropertyValues = true
 }
 
 /// An immutable box of ``FetchRequestExtras``; a change makes a new box, so copies of a
