@@ -118,4 +118,49 @@ struct SeveralStoresAssignmentTests {
             }
         }
     }
+
+    @Test("two stores holding a uniquely constrained entity, saved into at once from two threads, each save rechecking uniqueness in both stores inside its own write: every save lands and none waits on the other for good", arguments: Kind.allCases)
+    func concurrentSavesIntoTwoStoresWithUniqueness(_ kind: Kind) throws {
+        try Self.inDirectory { directory in
+            let both = try PersistentContainer(model: try SeveralStoresTests.uniqueModel(), stores: [kind.store(directory, "One"), kind.store(directory, "Two")])
+            let stores = both.coordinator.persistentStores
+            let saves = 40
+            let failures = Guarded<[String]>([])
+            let finished = DispatchGroup()
+            for (index, store) in stores.enumerated() {
+                let context = both.newBackgroundContext()
+                finished.enter()
+                DispatchQueue.global().async {
+                    defer { finished.leave() }
+                    do {
+                        for round in 0..<saves {
+                            try context.performAndWait {
+                                let item = try context.insertObject(entityName: "Item")
+                                try item.setValue("\(index)-\(round)", forKey: "code")
+                                try context.assign(item, to: store)
+                                try context.save()
+                            }
+                        }
+                    } catch {
+                        failures.withLock { $0.append("store \(index): \(error)") }
+                    }
+                }
+            }
+            // A deadlock fails the test here instead of hanging the run (the stuck threads
+            // are left behind, and the container with them).
+            guard finished.wait(timeout: .now() + 120) == .success else {
+                Issue.record("the saves did not finish within two minutes: a deadlock")
+                return
+            }
+            #expect(failures.withLock { $0 } == [])
+            let reader = both.newBackgroundContext()
+            let perStore = try reader.performAndWait {
+                try reader.fetch(FetchRequest<ManagedObject>(entityName: "Item")).reduce(into: [String: Int]()) { counts, item in
+                    counts[item.objectID.storeIdentifier ?? "?", default: 0] += 1
+                }
+            }
+            #expect(perStore == [stores[0].identifier: saves, stores[1].identifier: saves])
+            both.close()
+        }
+    }
 }
