@@ -9,9 +9,12 @@ public enum ValidationRule: Sendable, Hashable, CustomStringConvertible {
     case minimum(Double)
     /// The number must be at most this (code 1610, "number too large").
     case maximum(Double)
-    /// The string must have at least this many characters (code 1670).
+    /// The string must have at least this many characters (code 1670). Characters are
+    /// Swift's (extended grapheme clusters: "👍🏽" and "é" decomposed are one each), where
+    /// Core Data counts UTF-16 units (four and two for those): the count a person sees.
     case minLength(Int)
-    /// The string must have at most this many characters (code 1660).
+    /// The string must have at most this many characters (code 1660), counted as for
+    /// ``minLength(_:)``.
     case maxLength(Int)
     /// The whole string must match this regular expression, ICU syntax as NSPredicate's
     /// MATCHES (code 1680).
