@@ -24,6 +24,7 @@ public struct ObjectsDidChange {
     private var insertedOverride: Set<ManagedObject>?
     private var updatedOverride: Set<ManagedObject>?
     private var deletedOverride: Set<ManagedObject>?
+    private var refreshedOverride: Set<ManagedObject>?
 
     init(_ log: ChangeLog.Taken) { self.log = log }
 
@@ -33,7 +34,7 @@ public struct ObjectsDidChange {
         insertedOverride = inserted
         updatedOverride = updated
         deletedOverride = deleted
-        self.refreshed = refreshed
+        refreshedOverride = refreshed
         self.invalidated = invalidated
     }
 
@@ -52,8 +53,16 @@ public struct ObjectsDidChange {
         get { deletedOverride ?? log.deleted }
         set { deletedOverride = newValue }
     }
-    /// Objects that took newer stored values when another context's save was merged.
-    public var refreshed: Set<ManagedObject> = []
+    /// Objects refreshed (Core Data's `NSRefreshedObjectsKey`): by
+    /// ``ManagedObjectContext/refresh(_:mergeChanges:)`` or
+    /// ``ManagedObjectContext/refreshAllObjects()`` in this event, whether their unsaved
+    /// changes were merged over the stored values or dropped, or taking newer stored values
+    /// when another context's save was merged. Inserted objects are never refreshed (the store
+    /// has nothing for them), nor are deleted ones (their deletion is still to be saved).
+    public var refreshed: Set<ManagedObject> {
+        get { refreshedOverride ?? log.refreshed }
+        set { refreshedOverride = newValue }
+    }
     /// Objects that left the context because a merged save deleted their records.
     public var invalidated: Set<ManagedObject> = []
 }
@@ -133,8 +142,14 @@ struct ChangeLog {
         /// The object's state before its first change in this event is known (see
         /// ``ChangeLog/noteFirstChange(_:)``).
         static let based: UInt8 = 16
+        /// Refreshed in this event (``ObjectsDidChange/refreshed``). Not one of ``changes``:
+        /// a refresh is not a change of the object's own (``ManagedObject/changedValuesForCurrentEvent()``
+        /// reads those marks), though it is reported.
+        static let refreshed: UInt8 = 32
         /// Any of the marks that put an object in a notification's sets.
         static let changes: UInt8 = inserted | updated | deleted
+        /// Any of the marks that make an object worth a notification.
+        static let reported: UInt8 = changes | refreshed
     }
 
     private var objects: [ManagedObject] = []
@@ -172,8 +187,8 @@ struct ChangeLog {
     /// listed the inaccessible object as updated (or inserted, deleted) again. It stays in the
     /// list, unmarked, which ``take()`` skips.
     mutating func forget(_ object: ManagedObject) {
-        guard object.changeLogMarks & Mark.changes != 0 else { return }
-        object.changeLogMarks &= ~Mark.changes
+        guard object.changeLogMarks & Mark.reported != 0 else { return }
+        object.changeLogMarks &= ~Mark.reported
         eventBases.removeValue(forKey: ObjectIdentifier(object))
     }
 
@@ -181,6 +196,12 @@ struct ChangeLog {
     /// kept, the next notification listed as updated an object with nothing changed.
     mutating func discardedUpdate(_ object: ManagedObject) {
         object.changeLogMarks &= ~Mark.updated
+    }
+
+    /// Lists `object` as refreshed in this event (see ``ObjectsDidChange/refreshed``).
+    mutating func refreshed(_ object: ManagedObject) {
+        list(object)
+        object.changeLogMarks |= Mark.refreshed
     }
 
     /// The log so far, handed to a notification (`nil` when it lists only objects whose
@@ -191,7 +212,7 @@ struct ChangeLog {
         var changed = false
         objects.forEachUnretained { object in
             let mark = object.changeLogMarks
-            if mark & Mark.changes != 0 { changed = true }
+            if mark & Mark.reported != 0 { changed = true }
             marks.append(mark)
             object.changeLogMarks = 0
         }
@@ -220,6 +241,7 @@ struct ChangeLog {
         lazy var inserted: Set<ManagedObject> = select(Mark.inserted)
         lazy var updated: Set<ManagedObject> = select(Mark.updated)
         lazy var deleted: Set<ManagedObject> = select(Mark.deleted)
+        lazy var refreshed: Set<ManagedObject> = select(Mark.refreshed)
 
         private func select(_ mark: UInt8) -> Set<ManagedObject> {
             var set = Set<ManagedObject>()

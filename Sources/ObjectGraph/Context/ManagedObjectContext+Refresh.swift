@@ -22,10 +22,14 @@ extension ManagedObjectContext {
     /// next touched, with the changes replayed on them. Inserted objects
     /// are left as they are: the store has nothing for them; so are deleted ones (their
     /// deletion is saved against the version read, so a change saved since is a conflict).
+    ///
+    /// The objects-did-change notification that ends the event lists the object in
+    /// ``ObjectsDidChange/refreshed`` (Core Data's `NSRefreshedObjectsKey`).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         requireQueue("refresh(\(object.objectID))")
         guard object.belongs(to: self), !object.isInsertedStorage else { return }
         coordinator.rowCache.remove(object.objectID)
+        if !object.isDeletedStorage { changeLog.refreshed(object) }
         if mergeChanges && object.hasChanges {
             try? reloadKeepingChanges([object])
         } else {
@@ -38,13 +42,16 @@ extension ManagedObjectContext {
     /// without changes become faults, and their cached rows are dropped, so the next access
     /// reads what the store holds now. Objects with changes are read again in one round trip
     /// per store, however many they are. A main use, as in Core Data: letting go of the values
-    /// of a large graph (turned into faults) without losing unsaved work.
+    /// of a large graph (turned into faults) without losing unsaved work. The notification
+    /// that ends the event lists them all in ``ObjectsDidChange/refreshed`` (deleted ones
+    /// aside, which stay as they are).
     public func refreshAllObjects() {
         requireQueue("refreshAllObjects()")
         let objects = liveRegisteredObjects().filter { !$0.isInsertedStorage }
         coordinator.rowCache.remove(objects.map(\.objectID))
         var changed: [ManagedObject] = []
         for object in objects {
+            if !object.isDeletedStorage { changeLog.refreshed(object) }
             if object.hasChanges { changed.append(object) } else { discardChangesAndFault(object) }
         }
         try? reloadKeepingChanges(changed)
