@@ -94,6 +94,51 @@ struct RegistryTests {
         }
     }
 
+    @Test("turning retainsRegisteredObjects off lets go of what it held; objects with changes stay")
+    func retainingTurnedOffReleases() throws {
+        let (container, ids) = try Self.notes(100)
+        let context = container.newBackgroundContext()
+        weak var released: ManagedObject?
+        try context.performAndWait {
+            context.retainsRegisteredObjects = true
+            for id in ids { _ = try context.existingObject(with: id).value(forKey: "n") }
+            try context.existingObject(with: ids[1]).setValue(Int64(-1), forKey: "n")
+            released = context.registeredObject(for: ids[0])
+            #expect(context.registeredObjects.count == 100, "held while retaining")
+            context.retainsRegisteredObjects = false
+            #expect(context.registeredObjects.map(\.objectID) == [ids[1]], "only the object with changes is held now")
+            #expect(context.registeredObject(for: ids[0]) == nil, "the others count as let go")
+        }
+        #expect(released == nil, "and are freed")
+        let writer = container.newBackgroundContext()
+        try writer.performAndWait {
+            try writer.existingObject(with: ids[2]).setValue(Int64(200), forKey: "n")
+            try writer.save()
+        }
+        try context.performAndWait {
+            let n = try context.existingObject(with: ids[2]).value(forKey: "n") as? Int64
+            #expect(n == 200, "a let-go object comes back with the stored values")
+            try context.save()
+        }
+        try writer.performAndWait {
+            writer.reset()
+            let n = try writer.existingObject(with: ids[1]).value(forKey: "n") as? Int64
+            #expect(n == -1, "the kept change was saved")
+        }
+    }
+
+    @Test("turning retainsRegisteredObjects on holds the objects already registered")
+    func retainingTurnedOnHoldsRegistered() throws {
+        let (container, ids) = try Self.notes(3)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            var held: [ManagedObject]? = try ids.map { try context.existingObject(with: $0) }
+            context.retainsRegisteredObjects = true
+            held = nil
+            #expect(held == nil && context.registeredObjects.count == 3, "the context holds them now")
+        }
+    }
+
     /// Objects of a one-entity model, each under a permanent ID, without a context.
     static func looseObjects(_ count: Int, firstKey: Int = 1) throws -> [ManagedObject] {
         let model = try ManagedObjectModel { m in m.entity("Note") { e in e.attribute("n", .integer64) } }

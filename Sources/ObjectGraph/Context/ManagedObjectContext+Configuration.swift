@@ -10,10 +10,26 @@
 extension ManagedObjectContext {
     /// Whether the context keeps strong references to every registered object (by default
     /// only objects with unsaved changes are held strongly; others live while the app holds
-    /// them). Applies to objects registered from then on.
+    /// them). Turned on, it holds the objects registered now (those the app still holds: one
+    /// it let go of is gone already) and every one registered later; turned off, it lets go
+    /// of them all, as Core Data does, and each lives on only while the app holds it or has
+    /// unsaved changes (which the context holds in any case).
     public var retainsRegisteredObjects: Bool {
         get { onQueue { retainsRegisteredObjectsStorage } }
-        set { onQueue { retainsRegisteredObjectsStorage = newValue } }
+        set { onQueue { setRetainsRegisteredObjects(newValue) } }
+    }
+
+    private func setRetainsRegisteredObjects(_ retains: Bool) {
+        guard retains != retainsRegisteredObjectsStorage else { return }
+        retainsRegisteredObjectsStorage = retains
+        if retains {
+            for object in liveRegisteredObjects() { retained[object.objectID] = object }
+        } else {
+            // Kept, the references went on holding every object retained so far; now an
+            // object only the registry holds counts as let go, as any other (see
+            // ObjectRegistry). The objects are released here, outside any registry access.
+            retained = [:]
+        }
     }
 
     /// How ``save()`` resolves optimistic-locking and uniqueness-constraint conflicts;
