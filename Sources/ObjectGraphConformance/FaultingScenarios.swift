@@ -68,7 +68,7 @@ enum FaultingScenarios {
         }
     }
 
-    static let all: [ConformanceScenario] = core + relationships + inaccessible
+    static let all: [ConformanceScenario] = core + relationships + inaccessible + reached
 
     static let core: [ConformanceScenario] = [
         ConformanceScenario("faulting.storeReadsOneRowAsItReadsMany") { env in

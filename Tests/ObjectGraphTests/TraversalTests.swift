@@ -56,4 +56,46 @@ struct TraversalTests {
             #expect(context.registeredObjects.isEmpty, "reset lets go of the objects it kept alive")
         }
     }
+
+    @Test("after another context's save, objects the context kept alive for traversals come back with the stored values; held ones keep theirs")
+    func reachedObjectsLetGoAfterASave() throws {
+        // More subjects than the cache of reached objects holds: the ring keeps the rest.
+        let container = try Self.school(students: 20, subjects: 300)
+        let context = container.newBackgroundContext()
+        func traverse() throws -> (names: Set<String>, faults: Int) {
+            try context.performAndWait {
+                context.resetStatistics()
+                var names = Set<String>()
+                for student in try context.fetch(FetchRequest<ManagedObject>(entityName: "Student")) {
+                    for subject in try student.value(forKey: "subjects") as! Set<ManagedObject> {
+                        names.insert(try subject.value(forKey: "name") as! String)
+                    }
+                }
+                return (names, context.statistics.faultsFired)
+            }
+        }
+        let first = try traverse()
+        #expect(first.names.count == 300 && first.faults == 300, "each subject fires once: \(first.faults)")
+        let held = try context.performAndWait {
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Subject", predicate: .key("name") == "subject 0"))[0]
+        }
+        let writer = container.newBackgroundContext()
+        try writer.performAndWait {
+            for subject in try writer.fetch(FetchRequest<ManagedObject>(entityName: "Subject")) {
+                try subject.setValue("\(subject.value(forKey: "name") as! String) renamed", forKey: "name")
+            }
+            try writer.save()
+        }
+        let second = try traverse()
+        #expect(second.names.count == 300)
+        #expect(second.names.filter { !$0.hasSuffix(" renamed") } == ["subject 0"], "only the subject the app held keeps the name it read")
+        #expect(second.faults == 299, "the others, let go of, fire once each again: \(second.faults)")
+        let third = try traverse()
+        #expect(third.faults == 0, "until the next save, the context keeps them: \(third.faults)")
+        try context.performAndWait {
+            context.refresh(held, mergeChanges: false)
+            let name = try held.value(forKey: "name") as? String
+            #expect(name == "subject 0 renamed", "until refreshed")
+        }
+    }
 }

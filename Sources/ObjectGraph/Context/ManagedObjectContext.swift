@@ -78,6 +78,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     static let recentlyReachedCapacity = 1024
     /// The objects most recently reached, by ID (see ``ReachedObjectCache``).
     @exclusivity(unchecked) var reachedCache = ReachedObjectCache()
+    /// The coordinator's ``RowCache/readMark`` when the ring and the cache of reached objects
+    /// were last checked for objects the store may have changed under (see
+    /// ``releaseReachedIfStoreChanged()``).
+    @exclusivity(unchecked) var reachedMark: UInt64 = 0
     @exclusivity(unchecked) var statisticsStorage = ContextStatistics()
 
     // The configuration below is read by the context's own work, on its queue, through these
@@ -251,6 +255,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The registered object for `id` (`isNew` false), or a new fault registered for it: one
     /// probe of the registry's ID map for either (see ``ObjectRegistry/lookUpOrReserve(_:)``).
     func lookUpOrFault(_ id: ObjectID) -> (object: ManagedObject, isNew: Bool) {
+        releaseReachedIfStoreChanged()
         switch registry.lookUpOrReserve(id) {
         case .live(let object):
             releaseDroppedObjects()
@@ -289,8 +294,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// registry holds counts as released, and without the ring a traversal that reaches the
     /// same 100 subjects from 10,000 students would create, fault and free each subject 100
     /// times. The ring is bounded (``recentlyReachedCapacity`` objects), so memory stays
-    /// bounded; `reset()` empties it. Repeated reaches are answered by ``reachedCache``.
+    /// bounded; `reset()` empties it. Repeated reaches are answered by ``reachedCache``. Once
+    /// anything may have changed in the store, both let go of the objects they hold (see
+    /// ``releaseReachedIfStoreChanged()``).
     func reachedObject(_ id: ObjectID) -> ManagedObject {
+        releaseReachedIfStoreChanged()
         if let cached = reachedCache.object(for: id, generation: registry.generation) {
             #if DEBUG
             // Every reach the tests make checks the cache's promise against the registry.
@@ -317,6 +325,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// must never come back with the values it had (merges and refreshes skip it, as they would
     /// skip a deallocated one), so the next lookup makes a new fault that reads the current row.
     func registeredLive(_ id: ObjectID) -> ManagedObject? {
+        releaseReachedIfStoreChanged()
         let object = registry.live(id)
         releaseDroppedObjects()
         return object

@@ -370,6 +370,19 @@ struct ObjectRegistry {
         positions = kept
     }
 
+    /// The position of `object` when it is the object registered under `id` (without
+    /// retaining it: the caller checks who holds it, ``isOnlyHeld(at:)``).
+    mutating func position(of object: Unmanaged<ManagedObject>, id: ObjectID) -> Int? {
+        enterUnindexed(for: id)
+        if !pending.isEmpty && id.isTemporary { enterPending() }
+        guard let position = positions[id], objects[position].map({ Unmanaged.passUnretained($0).toOpaque() }) == object.toOpaque() else { return nil }
+        return position
+    }
+
+    /// Whether nothing but the registry holds the object at `position` (a position
+    /// ``position(of:id:)`` gave, with no change to the registry since).
+    mutating func isOnlyHeld(at position: Int) -> Bool { isReleased(at: position) }
+
     /// Every registered object something besides the registry holds, in registration order
     /// (which callers must not rely on). Callers that change objects work on this array, not
     /// on the registry.

@@ -38,10 +38,96 @@ struct ReachedObjectCache {
     /// Forgets every object.
     mutating func removeAll() { entries = [] }
 
+    /// Whether no object is cached.
+    var isEmpty: Bool { entries.isEmpty }
+
     /// Keys in a run (stores number rows in sequence) fill consecutive slots; entities are
     /// spread by their interned name.
     @inline(__always)
     private static func slot(_ id: ObjectID) -> Int {
         Int(truncatingIfNeeded: UInt64(bitPattern: id.value) &+ UInt64(id.entityToken) &* 0x9E37_79B9) & (capacity - 1)
+    }
+}
+
+/// The objects the context keeps alive because they were reached, against what the store holds.
+///
+/// The ring of recently reached objects and the cache hold their objects strongly, so an
+/// object the app let go of did not count as let go (see ``ObjectRegistry``): after another
+/// context saved a change to it, the next reach, lookup or fetch brought it back with the
+/// values read before, where Core Data, having deallocated it, makes a new object that reads
+/// what the store holds now.
+///
+/// Core Data keeps an object alive while the app holds it, or while an object alive holds it
+/// through a relationship it has loaded (a fired to-many's set, a to-one). Those keep the
+/// values they read until refreshed or merged, and must: a cascade over a chat's loaded
+/// messages is saved against the versions it read, which is how a message another context
+/// moved away is caught as a conflict. So whenever the coordinator's ``RowCache/readMark``
+/// has moved (it counts every save through the coordinator, every refresh and every merge),
+/// the next lookup lets go of the reached objects that hold values and that neither the app
+/// holds nor an object reaches through loaded relationships from what the app holds (or what
+/// has unsaved changes). They count as let go, and the next lookup makes a new fault that
+/// reads the current row. Between two saves a traversal keeps the whole benefit of the ring.
+///
+/// What the coordinator does not see (a save through another coordinator or process, not
+/// merged) is not seen here either: a new object would read the same cached row.
+extension ManagedObjectContext {
+    /// Lets go of the reached objects nothing holds once the store may have changed since
+    /// they were checked: a load and a comparison on every lookup.
+    @inline(__always)
+    func releaseReachedIfStoreChanged() {
+        guard reachedMark != coordinator.rowCache.readMark else { return }
+        releaseUnheldReachedObjects()
+    }
+
+    @inline(never)
+    private func releaseUnheldReachedObjects() {
+        // Taken first: a removal while this runs moves the mark on, and the next lookup checks
+        // again.
+        reachedMark = coordinator.rowCache.readMark
+        // The cache's objects are either in the ring or registered before they were reached
+        // (the app's, or let go of); it fills again from the next reaches.
+        if !reachedCache.isEmpty { reachedCache.removeAll() }
+        guard !recentlyReached.isEmpty else { return }
+        var ring: [ManagedObject?] = recentlyReached.map { $0 }
+        recentlyReached = []
+        // Which ring objects only the context holds: the ring's reference is put down while
+        // the registry's is checked (the registry keeps the object alive meanwhile).
+        var unheld: [ObjectID: Int] = [:]
+        for index in ring.indices {
+            guard let object = ring[index].map(Unmanaged.passUnretained) else { continue }
+            let id = object._withUnsafeGuaranteedRef { $0.objectID }
+            guard let position = registry.position(of: object, id: id) else { continue }
+            ring[index] = nil
+            let onlyHere = registry.isOnlyHeld(at: position)
+            ring[index] = object.takeUnretainedValue()
+            if onlyHere { unheld[id] = index }
+        }
+        guard !unheld.isEmpty else { return restoreRing(ring) }
+        // What the held objects reach through loaded relationships, and what those reach.
+        var reached = Set<ObjectID>()
+        var next: [ManagedObject] = []
+        func follow(_ object: ManagedObject) {
+            guard !object.isFaultStorage || object.toManyStates.contains(where: { !$0.isFault }) else { return }
+            func note(_ id: ObjectID) {
+                guard let index = unheld[id], reached.insert(id).inserted, let found = ring[index] else { return }
+                next.append(found)
+            }
+            if !object.isFaultStorage { for case let id? in object.toOneValues { note(id) } }
+            for state in object.toManyStates { if let members = state.members { for id in members { note(id) } } }
+        }
+        for object in liveRegisteredObjects() where unheld[object.objectID] == nil { follow(object) }
+        while let object = next.popLast() { follow(object) }
+        // Let go of: the unheld, unreached ones with values (a fault with no members loaded
+        // holds nothing that can be stale and is kept).
+        for (id, index) in unheld where !reached.contains(id) {
+            if let object = ring[index], !object.isFaultStorage || object.toManyStates.contains(where: { !$0.isFault }) { ring[index] = nil }
+        }
+        restoreRing(ring)
+    }
+
+    /// Puts the ring's remaining objects back, in their order.
+    private func restoreRing(_ ring: [ManagedObject?]) {
+        recentlyReached = ring.compactMap { $0 }
+        recentlyReachedNext = recentlyReached.count == Self.recentlyReachedCapacity ? recentlyReachedNext : 0
     }
 }
