@@ -80,3 +80,53 @@ extension RelationshipScenarios {
         },
     ]
 }
+
+/// A refresh of one side of a one-to-many after another context moved a member: the refreshed
+/// side shows the store, and the loaded other side must follow it. Left alone, refreshing the
+/// student showed it in B while A's loaded students still listed it (and B's lacked it), and
+/// refreshing A dropped the student from A's students while the student still named A.
+extension RelationshipScenarios {
+    static let refreshedOneToMany: [ConformanceScenario] = [
+        ConformanceScenario("relationships.oneToMany.refreshingOneSideKeepsTheInversesInStep") { env in
+            let ids = try FaultingScenarios.seedFourStudents(env)  // A: s0, s2; B: s1, s3
+            var inA = true
+            for mode in ["student", "student merging", "old class", "old class merging", "new class", "new class merging"] {
+                let context = env.newContext()
+                let (a, b) = try FaultingScenarios.classesWithLoadedMembers(context)
+                let (old, new) = inA ? (a, b) : (b, a)
+                let newTitle = inA ? "B" : "A"
+                let students = try context.performAndWait {
+                    let students = try ids.map { try context.existingObject(with: $0) as! Student }
+                    try check(students[0].schoolClass === old && old.students.contains(students[0]), "\(mode): s0 starts in \(old.title)")
+                    return students
+                }
+                try FaultingScenarios.moveStudent(env, ids[0], to: newTitle)
+                inA.toggle()
+                try context.performAndWait {
+                    switch mode {
+                    case "student": context.refresh(students[0], mergeChanges: false)
+                    case "student merging":
+                        students[0].age = 99
+                        context.refresh(students[0], mergeChanges: true)
+                    case "old class": context.refresh(old, mergeChanges: false)
+                    case "old class merging":
+                        old.title += "*"
+                        context.refresh(old, mergeChanges: true)
+                    case "new class": context.refresh(new, mergeChanges: false)
+                    default:
+                        new.title += "*"
+                        context.refresh(new, mergeChanges: true)
+                    }
+                    for student in students {
+                        for schoolClass in [a, b] {
+                            let listed = schoolClass.students.contains(student)
+                            try check(listed == (student.schoolClass === schoolClass),
+                                      "\(mode) refreshed: \(schoolClass.title).students \(listed ? "lists" : "lacks") \(student.name), whose class is \(student.schoolClass?.title ?? "none")")
+                        }
+                    }
+                    try check(students[0].schoolClass === new, "\(mode) refreshed: s0 shows the class it is stored in, \(new.title)")
+                }
+            }
+        },
+    ]
+}

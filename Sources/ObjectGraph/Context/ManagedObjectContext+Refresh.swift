@@ -24,10 +24,13 @@ extension ManagedObjectContext {
     /// deletion is saved against the version read, so a change saved since is a conflict).
     ///
     /// The objects-did-change notification that ends the event lists the object in
-    /// ``ObjectsDidChange/refreshed`` (Core Data's `NSRefreshedObjectsKey`).
+    /// ``ObjectsDidChange/refreshed`` (Core Data's `NSRefreshedObjectsKey`). The loaded other
+    /// sides of its one-to-many relationships follow what the refresh shows (see
+    /// ManagedObjectContext+RefreshInverses), so the two sides never disagree.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         requireQueue("refresh(\(object.objectID))")
         guard object.belongs(to: self), !object.isInsertedStorage else { return }
+        let shown = shownInverseSides(of: object)
         coordinator.rowCache.remove(object.objectID)
         if !object.isDeletedStorage { changeLog.refreshed(object) }
         if mergeChanges && object.hasChanges {
@@ -35,6 +38,7 @@ extension ManagedObjectContext {
         } else {
             discardChangesAndFault(object)
         }
+        keepInversesInStep(afterRefreshing: object, shown: shown)
     }
 
     /// Refreshes every registered object as ``refresh(_:mergeChanges:)`` with `mergeChanges`
