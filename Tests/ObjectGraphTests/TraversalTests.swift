@@ -98,4 +98,29 @@ struct TraversalTests {
             #expect(name == "subject 0 renamed", "until refreshed")
         }
     }
+
+    @Test("objects reached through relationships loaded by an object the app holds keep the values they read, as Core Data's fired relationships keep them")
+    func reachedFromHeldObjectsKeepTheirValues() throws {
+        let container = try Self.school(students: 3, subjects: 5)
+        let context = container.newBackgroundContext()
+        let student = try context.performAndWait {
+            let student = try context.fetch(FetchRequest<ManagedObject>(entityName: "Student"))[0]
+            for subject in try student.value(forKey: "subjects") as! Set<ManagedObject> { _ = try subject.value(forKey: "name") }
+            return student
+        }
+        let writer = container.newBackgroundContext()
+        try writer.performAndWait {
+            for subject in try writer.fetch(FetchRequest<ManagedObject>(entityName: "Subject")) {
+                try subject.setValue("renamed", forKey: "name")
+            }
+            try writer.save()
+        }
+        try context.performAndWait {
+            let subjects = try student.value(forKey: "subjects") as! Set<ManagedObject>
+            let names = try subjects.map { try $0.value(forKey: "name") as! String }
+            #expect(names.count == 5 && !names.contains("renamed"), "still the values read: \(names)")
+            let fetched = try context.fetch(FetchRequest<ManagedObject>(entityName: "Subject"))
+            #expect(Set(fetched.map(ObjectIdentifier.init)) == Set(subjects.map(ObjectIdentifier.init)), "the same objects, not new ones")
+        }
+    }
 }

@@ -90,39 +90,53 @@ extension ManagedObjectContext {
         guard !recentlyReached.isEmpty else { return }
         var ring: [ManagedObject?] = recentlyReached.map { $0 }
         recentlyReached = []
-        // Which ring objects only the context holds: the ring's reference is put down while
-        // the registry's is checked (the registry keeps the object alive meanwhile).
-        var unheld: [ObjectID: Int] = [:]
+        // Which ring objects only the context holds (the ring's reference is put down while the
+        // registry's is checked; the registry keeps the object alive meanwhile), and which of
+        // those may be stale. Only these make the walk below, over every object the app holds,
+        // worth it: usually none after this context's own saves.
+        var onlyHere: [ObjectID: Int] = [:]
+        var stale: [ObjectID] = []
         for index in ring.indices {
             guard let object = ring[index].map(Unmanaged.passUnretained) else { continue }
             let id = object._withUnsafeGuaranteedRef { $0.objectID }
             guard let position = registry.position(of: object, id: id) else { continue }
             ring[index] = nil
-            let onlyHere = registry.isOnlyHeld(at: position)
+            let released = registry.isOnlyHeld(at: position)
             ring[index] = object.takeUnretainedValue()
-            if onlyHere { unheld[id] = index }
+            guard released else { continue }
+            onlyHere[id] = index
+            if object._withUnsafeGuaranteedRef({ mayBeStale($0) }) { stale.append(id) }
         }
-        guard !unheld.isEmpty else { return restoreRing(ring) }
+        guard !stale.isEmpty else { return restoreRing(ring) }
         // What the held objects reach through loaded relationships, and what those reach.
         var reached = Set<ObjectID>()
         var next: [ManagedObject] = []
         func follow(_ object: ManagedObject) {
             guard !object.isFaultStorage || object.toManyStates.contains(where: { !$0.isFault }) else { return }
             func note(_ id: ObjectID) {
-                guard let index = unheld[id], reached.insert(id).inserted, let found = ring[index] else { return }
+                guard let index = onlyHere[id], reached.insert(id).inserted, let found = ring[index] else { return }
                 next.append(found)
             }
             if !object.isFaultStorage { for case let id? in object.toOneValues { note(id) } }
             for state in object.toManyStates { if let members = state.members { for id in members { note(id) } } }
         }
-        for object in liveRegisteredObjects() where unheld[object.objectID] == nil { follow(object) }
+        for object in liveRegisteredObjects() where onlyHere[object.objectID] == nil { follow(object) }
         while let object = next.popLast() { follow(object) }
-        // Let go of: the unheld, unreached ones with values (a fault with no members loaded
-        // holds nothing that can be stale and is kept).
-        for (id, index) in unheld where !reached.contains(id) {
-            if let object = ring[index], !object.isFaultStorage || object.toManyStates.contains(where: { !$0.isFault }) { ring[index] = nil }
-        }
+        for id in stale where !reached.contains(id) { if let index = onlyHere[id] { ring[index] = nil } }
         restoreRing(ring)
+    }
+
+    /// Whether `object` holds values that may be older than what a new object would read: a
+    /// fault with no members loaded holds none; loaded members may always be (a membership
+    /// change need not touch the object's row); loaded values are, unless the coordinator's
+    /// cache holds the row at the version they were read at. (A child context's rows keep
+    /// their versions across a sibling's save into the parent: there they always may be.)
+    private func mayBeStale(_ object: ManagedObject) -> Bool {
+        if object.toManyStates.contains(where: { !$0.isFault }) { return true }
+        guard !object.isFaultStorage else { return false }
+        guard parentStorage == nil, let version = object.committedVersion,
+              let row = coordinator.rowCache.snapshot(for: object.objectID) else { return true }
+        return row.version != version
     }
 
     /// Puts the ring's remaining objects back, in their order.
