@@ -78,6 +78,33 @@ extension RelationshipScenarios {
                 }
             }
         },
+        // A one-to-many's membership is the members' to-ones, which a refresh of the owner
+        // does not touch. Dropped with the owner's changes, the list disagreed with them: a new
+        // track naming the playlist was missing from `playlist.tracks` (even after the save),
+        // a track taken away was still listed, and the save wrote the new track no position:
+        // stored first on SQLite, last on the other stores (an audit).
+        ConformanceScenario("relationships.ordered.refreshingTheOwnerKeepsWhatItsMembersChanged") { env in
+            let pID = try MergeScenarios.seedPlaylist(env)
+            let context = env.newContext()
+            try context.performAndWait {
+                let playlist = try context.existingObject(with: pID) as! Playlist
+                let tracks = Array(playlist.tracks)
+                let added = Track(context: context); added.title = "n"
+                playlist.$tracks.insert(added, at: 0)
+                tracks[1].playlist = nil
+                context.refresh(playlist, mergeChanges: false)
+                try check(added.playlist === playlist, "the new track still names the playlist")
+                try checkEqual(playlist.tracks.map(\.title), ["t0", "t2", "n"], "the refreshed list: stored order, the member taken away gone, the new one last")
+                try context.save()
+                try checkEqual(playlist.tracks.map(\.title), ["t0", "t2", "n"], "the list after the save")
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let playlist = try fresh.existingObject(with: pID) as! Playlist
+                try checkEqual(playlist.tracks.map(\.title), ["t0", "t2", "n"], "stored order")
+            }
+        },
     ]
 }
 

@@ -11,8 +11,8 @@ extension ManagedObjectContext {
     /// Turns `object` back into a fault, or with `mergeChanges`, reloads what the store holds
     /// while keeping the object's own unsaved changes on top.
     ///
-    /// Without `mergeChanges`, the object's unsaved changes are dropped (but for many-to-many
-    /// membership changes its partners record too, which are one change with theirs: see
+    /// Without `mergeChanges`, the object's unsaved changes are dropped (but for membership
+    /// changes its members record too, which are one change with theirs: see
     /// `pairedMembershipChanges(of:)`) and, if it held values, it is turned into a fault between ``ManagedObject/willTurnIntoFault()`` and
     /// ``ManagedObject/didTurnIntoFault()`` (a deleted object stays deleted). With
     /// `mergeChanges`, an object without changes is turned into a fault the same way; one with
@@ -136,8 +136,10 @@ extension ManagedObjectContext {
         markUpdated(object)
     }
 
-    /// The many-to-many membership changes of `object` that its partners record too, as fault
-    /// states by slot: a refresh without merging keeps them.
+    /// The membership changes of `object` that its partners record too (in a many-to-many's
+    /// other side, or in a one-to-many's members' to-ones), as fault states by slot: a refresh
+    /// without merging keeps them. (An ordered list's own order is not kept: the kept members
+    /// are appended to the stored ones, as the refreshed object's own changes are dropped.)
     ///
     /// A many-to-many is one relationship seen from two objects, and each side's change is
     /// stored (each direction has its join rows). Dropped from the refreshed side only, the
@@ -149,15 +151,33 @@ extension ManagedObjectContext {
     private func pairedMembershipChanges(of object: ManagedObject) -> [(slot: Int, state: ToManyState)] {
         guard !object.toManyStates.isEmpty else { return [] }
         var kept: [(slot: Int, state: ToManyState)] = []
-        for relationship in object.entity.toManyRelationships where relationship.inverseIsToMany && !relationship.isTransient {
+        for relationship in object.entity.toManyRelationships where relationship.hasInverse && !relationship.isTransient {
             let state = object.toManyStates[relationship.slot]
             guard state.hasChanges, let inverseSlot = relationship.inverseSlot else { continue }
-            func partnerRecords(_ id: ObjectID, _ records: (ToManyState) -> Bool) -> Bool {
-                guard let partner = registeredLive(id), partner.belongs(to: self), inverseSlot < partner.toManyStates.count else { return false }
-                return records(partner.toManyStates[inverseSlot])
+            let added: [ObjectID]
+            let removed: Set<ObjectID>
+            if relationship.inverseIsToMany {
+                func partnerRecords(_ id: ObjectID, _ records: (ToManyState) -> Bool) -> Bool {
+                    guard let partner = registeredLive(id), partner.belongs(to: self), inverseSlot < partner.toManyStates.count else { return false }
+                    return records(partner.toManyStates[inverseSlot])
+                }
+                added = state.added.filter { partnerRecords($0) { $0.added.contains(object.objectID) } }
+                removed = state.removed.filter { partnerRecords($0) { $0.removed.contains(object.objectID) } }
+            } else {
+                // A one-to-many's membership is its members' to-ones, which the refresh keeps:
+                // the list keeps the members whose unsaved to-one names the object, and lets
+                // go of those whose to-one (or deletion) took them away. Dropped, the list
+                // disagreed with those to-ones until the save stored them, and an ordered one
+                // then wrote no position for a new member: first on SQLite, last elsewhere.
+                func partnerChanged(_ id: ObjectID, _ named: (ObjectID?) -> Bool) -> Bool {
+                    guard let partner = registeredLive(id), partner.belongs(to: self) else { return false }
+                    if partner.isDeletedStorage { return named(nil) }
+                    guard partner.changedToOneSlots.contains(inverseSlot), inverseSlot < partner.toOneValues.count else { return false }
+                    return named(partner.toOneValues[inverseSlot])
+                }
+                added = state.added.filter { partnerChanged($0) { $0 == object.objectID } }
+                removed = state.removed.filter { partnerChanged($0) { $0 != object.objectID } }
             }
-            let added = state.added.filter { partnerRecords($0) { $0.added.contains(object.objectID) } }
-            let removed = state.removed.filter { partnerRecords($0) { $0.removed.contains(object.objectID) } }
             guard !added.isEmpty || !removed.isEmpty else { continue }
             kept.append((relationship.slot, .fault(recordingAdded: OrderedSet(added), removed: removed)))
         }
