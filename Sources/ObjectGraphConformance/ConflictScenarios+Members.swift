@@ -116,5 +116,43 @@ extension ConflictScenarios {
                 try deleteAllChats(env)
             }
         },
+        // The order of an ordered to-many is a property of its owner: rollback takes the stored
+        // order, store-trump takes it when the other save reordered the members too (a reorder
+        // it did not make is kept), object-trump and overwrite keep this context's. Before,
+        // every policy stored this context's order over the stored one (an audit).
+        ConformanceScenario("conflicts.orderOfBothSavesFollowsThePolicy") { env in
+            for policy in [MergePolicy.objectTrumps, .overwrite, .storeTrumps, .rollback] {
+                for otherReorders in [true, false] {
+                    let playlistID = try MergeScenarios.seedPlaylist(env)
+                    let saver = env.newContext()
+                    saver.mergePolicy = policy
+                    let playlist = try saver.performAndWait {
+                        let playlist = try saver.existingObject(with: playlistID) as! Playlist
+                        try checkEqual(playlist.tracks.map(\.title), ["t0", "t1", "t2"], "read")
+                        return playlist
+                    }
+                    let other = env.newContext()
+                    try other.performAndWait {
+                        let theirs = try other.existingObject(with: playlistID) as! Playlist
+                        if otherReorders { theirs.$tracks.move(from: 0, to: 2) } else { theirs.name = "renamed" }
+                        try other.save()
+                    }
+                    let saved = try saver.performAndWait {
+                        playlist.$tracks.move(from: 2, to: 0)
+                        try saver.save()
+                        return playlist.tracks.map(\.title)
+                    }
+                    let label = "\(policy), the other save \(otherReorders ? "reordering" : "renaming")"
+                    let storedWins = policy == .rollback || (otherReorders && policy == .storeTrumps)
+                    let expected = !storedWins ? ["t2", "t0", "t1"] : otherReorders ? ["t1", "t2", "t0"] : ["t0", "t1", "t2"]
+                    try checkEqual(saved, expected, "\(label): the order in the saving context")
+                    let check = env.newContext()
+                    try check.performAndWait {
+                        let stored = try check.existingObject(with: playlistID) as! Playlist
+                        try checkEqual(stored.tracks.map(\.title), expected, "\(label): the stored order")
+                    }
+                }
+            }
+        },
     ]
 }

@@ -263,6 +263,22 @@ extension ManagedObjectContext {
         // removals replayed on them. Kept as loaded, a roster filled to its maximum by both
         // saves passed validation with this context's stale count and stored one over it.
         for slot in object.toManyStates.indices { object.toManyStates[slot].unload() }
+        // The order of an ordered to-many is one of its properties: the rollback policy drops
+        // this context's order, store-trump drops it if the other save reordered the members
+        // too (checked as they load). Kept under both, the save stored this context's order
+        // over the other save's, the policy notwithstanding (an audit).
+        switch mergePolicyStorage {
+        case .rollback:
+            for relationship in object.entity.toManyRelationships where relationship.isOrdered {
+                object.toManyStates[relationship.slot].dropLocalOrder()
+            }
+        case .storeTrumps:
+            for relationship in object.entity.toManyRelationships where relationship.isOrdered {
+                object.toManyStates[relationship.slot].yieldOrderIfStoreReordered()
+            }
+        case .objectTrumps, .overwrite, .error:
+            break
+        }
     }
 
     /// A to-one taking the other save's destination without going through the mutation path

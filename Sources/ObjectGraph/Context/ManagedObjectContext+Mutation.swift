@@ -201,6 +201,7 @@ extension ManagedObjectContext {
         let target = min(max(index, 0), members.count - 1)
         guard from != target else { return }
         noteUndoableChange(object)
+        object.toManyStates[relationship.slot].willReorder()
         members.remove(at: from)
         members.insert(destination.objectID, at: target)
         object.toManyStates[relationship.slot].members = members
@@ -236,6 +237,7 @@ extension ManagedObjectContext {
         }
         if relationship.isOrdered, object.toManyStates[relationship.slot].members != wanted {
             noteUndoableChange(object)
+            object.toManyStates[relationship.slot].willReorder()
             object.toManyStates[relationship.slot].members = wanted
             object.toManyStates[relationship.slot].orderChanged = true
             markUpdated(object)

@@ -20,7 +20,10 @@
 ///   row (a message the other save moved to a chat not deleted here stays there, its other
 ///   relationships as the store holds them);
 /// - to-many memberships are changes relative to what was read, so both saves' additions and
-///   removals are kept; the policies decide attribute and to-one values.
+///   removals are kept; the policies decide attribute and to-one values, and the order of an
+///   ordered to-many (a property of its owner): ``rollback`` takes the stored order,
+///   ``storeTrumps`` takes it if the other save reordered the members this context reordered,
+///   the others keep this context's order (members only the other save added follow it).
 ///
 /// ## Uniqueness constraints
 ///

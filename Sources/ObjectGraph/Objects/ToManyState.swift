@@ -27,6 +27,13 @@ struct ToManyState {
     /// The members' order when they were dropped by ``unload()`` with ``orderChanged``: the
     /// next ``load(stored:)`` puts the reloaded members back in it.
     private var localOrder: [ObjectID]? = nil
+    /// The members as read when this context first reordered them (`nil`: not reordered, or
+    /// reordered where the read order was not at hand): a merge policy where the store's
+    /// changes win keeps the local order only if the stored order is still this one.
+    private var readOrder: [ObjectID]? = nil
+    /// Set by ``yieldOrderIfStoreReordered()``: the next load keeps the local order only if
+    /// the stored members are in ``readOrder``'s order.
+    private var orderYieldsToStore = false
 
     private init(members: OrderedSet<ObjectID>?, addedMirrorsMembers: Bool = false) {
         storedMembers = members
@@ -112,10 +119,20 @@ struct ToManyState {
         var result = Self.strictlyIncreasing(stored) ? OrderedSet(uncheckedUniqueElements: stored) : OrderedSet(stored)
         for id in removed { result.remove(id) }
         for id in added { result.append(id) }
+        let yields = orderYieldsToStore
+        orderYieldsToStore = false
+        if yields, localOrder != nil, readOrder.map({ Self.reordered(from: $0, to: stored) }) ?? false {
+            // The store's order wins: another save reordered the members since they were read.
+            localOrder = nil
+            readOrder = nil
+            orderChanged = false
+        }
         if let order = localOrder {
             // A local reorder survives the reload: the members in this context's order, then
-            // those it has not seen (added by another context's save) in the store's.
+            // those it has not seen (added by another context's save) in the store's. The
+            // stored order is now the one this context's order was made from.
             localOrder = nil
+            if readOrder != nil { readOrder = stored }
             var ordered = OrderedSet<ObjectID>()
             ordered.reserveCapacity(result.count)
             for id in order where result.contains(id) { ordered.append(id) }
@@ -134,6 +151,34 @@ struct ToManyState {
         guard storedMembers != nil else { return }
         if orderChanged, let current = members { localOrder = Array(current) }
         members = nil
+    }
+
+    /// Notes, before the members are reordered, the order they had (see ``readOrder``).
+    mutating func willReorder() {
+        guard !orderChanged else { return }
+        readOrder = members.map(Array.init)
+    }
+
+    /// Drops this context's order of the members (a merge policy under which the store's
+    /// changes win took the stored order): the next load keeps the stored order. Called while
+    /// the members are unloaded.
+    mutating func dropLocalOrder() {
+        localOrder = nil
+        readOrder = nil
+        orderChanged = false
+    }
+
+    /// Makes the next load keep the stored order instead of this context's if another save
+    /// reordered the members since this context read them (Core Data's store-trump merge,
+    /// property by property). An order changed where the read order was not noted is kept.
+    mutating func yieldOrderIfStoreReordered() {
+        orderYieldsToStore = orderChanged
+    }
+
+    /// Whether the members `read` and `stored` both hold are in another order in `stored`.
+    private static func reordered(from read: [ObjectID], to stored: [ObjectID]) -> Bool {
+        let inRead = Set(read), inStored = Set(stored)
+        return !read.lazy.filter(inStored.contains).elementsEqual(stored.lazy.filter(inRead.contains))
     }
 
     /// Whether `ids` are permanent and their keys strictly increase (so no two are equal).
@@ -155,6 +200,7 @@ struct ToManyState {
             // every member on each add (quadratic for a relationship filled one by one).
             // One probe: appending or inserting reports a member that is there already.
             if let index {
+                if !orderChanged { readOrder = Array(storedMembers!) }
                 guard storedMembers!.insert(id, at: min(max(index, 0), storedMembers!.count)).inserted else { return false }
                 orderChanged = true
             } else {
@@ -168,7 +214,10 @@ struct ToManyState {
         // stale view, may not be), so cancelling against it could drop this addition on one
         // end of a pair while the other end keeps it: the pair half-stored. A store adding a
         // present member does nothing.
-        if !removed.isEmpty, removed.remove(id) != nil { orderChanged = true }
+        if !removed.isEmpty, removed.remove(id) != nil {
+            if !orderChanged { readOrder = storedMembers.map { $0.filter { $0 != id } } }
+            orderChanged = true
+        }
         if !addedMirrorsMembers { recordedAdded.append(id) }
         return true
     }
@@ -274,6 +323,7 @@ struct ToManyState {
         state.removed = Set(committed.filter { !members.contains($0) })
         if ordered {
             state.orderChanged = !members.filter(committed.contains).elementsEqual(committed.filter(members.contains))
+            if state.orderChanged { state.readOrder = Array(committed) }
         }
         return state
     }
@@ -299,5 +349,7 @@ struct ToManyState {
         removed = []
         orderChanged = false
         localOrder = nil
+        readOrder = nil
+        orderYieldsToStore = false
     }
 }
