@@ -177,9 +177,13 @@ struct ChangeLog {
         object.changeLogMarks |= Mark.updated
     }
 
+    /// An object inserted in this same event leaves the event altogether, as in Core Data:
+    /// observers were never told it existed, and listed as deleted it named an object no
+    /// notification had inserted.
     mutating func deleted(_ object: ManagedObject) {
         list(object)
-        object.changeLogMarks = object.changeLogMarks & ~(Mark.inserted | Mark.updated) | Mark.deleted
+        let insertedNow = object.changeLogMarks & Mark.inserted != 0
+        object.changeLogMarks = object.changeLogMarks & ~(Mark.inserted | Mark.updated) | (insertedNow ? 0 : Mark.deleted)
     }
 
     /// Takes `object` out of the event's sets: a merged save deleted its record, and the
