@@ -44,4 +44,25 @@ struct MacroPredicateOptionalTests {
         #expect(try fixture.names(FetchRequest(predicate: defaulted)) == expected)
         #expect(!expected.isEmpty)
     }
+
+    @Test("'?? false' / '?? true' on an optional Boolean as a condition, and '(x ?? \"\").isEmpty', fetch what Swift's filter keeps")
+    func coalescedBooleansAndEmptyStrings() throws {
+        // Both threw invalidFetch: the first as "NilCoalesce used as a condition", the second
+        // naming only an unprintable key path of String.
+        let fixture = try MacroFixture()
+        let cases: [(Predicate<Writer>, FetchPredicate, [String])] = [
+            (#Predicate<Writer> { $0.featured ?? false }, try FetchPredicate(format: "featured == YES"), ["Ada"]),
+            (#Predicate<Writer> { $0.featured ?? true }, try FetchPredicate(format: "featured == YES OR featured == nil"), ["Ada", "Alf", "Cyd", "Dee"]),
+            (#Predicate<Writer> { !($0.featured ?? true) }, try FetchPredicate(format: "NOT (featured == YES OR featured == nil)"), ["Bob"]),
+            (#Predicate<Writer> { ($0.nickname ?? "").isEmpty }, try FetchPredicate(format: "nickname == '' OR nickname == nil"), ["Bob"]),
+            (#Predicate<Writer> { !($0.nickname ?? "x").isEmpty }, try FetchPredicate(format: "NOT nickname == ''"), ["Ada", "Alf", "Bob", "Cyd", "Dee"]),
+        ]
+        for (predicate, format, names) in cases {
+            #expect(try FetchPredicate(predicate, model: fixture.model) == format)
+            let fetched = try fixture.names(FetchRequest(predicate: predicate))
+            #expect(fetched == names)
+            #expect(fetched == (try Self.swiftNames(fixture, predicate)))
+            #expect(fetched == (try fixture.names(FetchRequest(predicate: format))))
+        }
+    }
 }

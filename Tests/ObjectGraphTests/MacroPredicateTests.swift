@@ -20,6 +20,8 @@ final class Writer: ManagedObject {
     @Attribute var age: Int16?
     @Attribute var rating: Double
     @Attribute var active: Bool
+    /// Set for Ada (true) and Bob (false) only.
+    @Attribute var featured: Bool?
     @Attribute var born: Date?
     @Attribute("code") var badge: String?
     @Attribute var style: MacroStyle
@@ -67,6 +69,7 @@ final class MacroFixture {
                 e.attribute("age", .integer16, optional: true)
                 e.attribute("rating", .double)
                 e.attribute("active", .boolean)
+                e.attribute("featured", .boolean, optional: true)
                 e.attribute("born", .date, optional: true)
                 e.attribute("code", .string, optional: true)
                 e.transformable("style", MacroStyle.self, optional: false, default: MacroStyle(font: "Serif", sizes: [12], note: nil))
@@ -115,6 +118,7 @@ final class MacroFixture {
                 writer.rating = rating
                 writer.active = active
                 writer.badge = name == "Ada" ? "A1" : nil
+                writer.featured = name == "Ada" ? true : name == "Bob" ? false : nil
                 writer.born = Date(timeIntervalSince1970: Double(age ?? 0) * 1_000_000)
                 writer.style = MacroStyle(font: name == "Bob" ? "Mono" : "Serif", sizes: [12], note: nil)
                 writer.layout = MacroStyle(font: "Grid", sizes: [Int(rating)], note: name)

@@ -17,7 +17,8 @@ extension FetchPredicate {
     ///
     /// Supported: `==` `!=` `<` `<=` `>` `>=` between key paths and captured values; `&&` `||`
     /// `!`; `? :` on conditions; optional chaining (`$0.chat?.title`), `!` and `??` on stored
-    /// values and conditions (`$0.nickname?.contains("x") ?? false`, `== true`);
+    /// values and conditions (`$0.nickname?.contains("x") ?? false`, `== true`), `?? true` or
+    /// `?? false` on an optional Boolean used as a condition, `($0.nickname ?? "").isEmpty`;
     /// `starts(with:)` (BEGINSWITH), `contains(_:)` on a string (CONTAINS);
     /// `[values].contains($0.key)` (IN); `(low...high).contains($0.key)` (BETWEEN) and
     /// `low..<high`; `contains(where:)` (ANY, or a SUBQUERY for a compound test),

@@ -23,6 +23,11 @@ extension MacroPredicateTranslator {
             }
             guard let entity = path.objectEntity else { break }
             return .path(try probeStep(from: path, entity: entity, keyPath))
+        case .coalesced(let path, let fallback):
+            // `($0.nickname ?? "").isEmpty`: the comparison `?? ""` then `== ""` would make.
+            guard case .attribute(let attribute) = path.kind, attribute.type == .string, let property else { break }
+            guard property == .isEmpty else { throw Self.error("the length of a string (\(path.text) ?? …).count") }
+            return .predicate(try compare(.coalesced(path, fallback), .equal, .constant(.string("")), what: "isEmpty"))
         case .filtered(let collection, let predicate):
             guard let property else { break }
             let count = MacroTerm.operand(.subqueryCount(collection: collection.text, variable: Self.subqueryVariable, predicate: predicate), scope: collection.scope)

@@ -140,6 +140,11 @@ struct MacroPredicateTranslator {
             if case .attribute(let attribute) = path.kind, attribute.type == .boolean {
                 return .comparison(PredicateComparison(try operand(path), .equal, .constant(.bool(true))))
             }
+        case .coalesced(let path, .bool):
+            // `$0.flag ?? false` on an optional Boolean: `(flag ?? false) == true`.
+            if case .attribute(let attribute) = path.kind, attribute.type == .boolean {
+                return try compare(term, .equal, .constant(.bool(true)), what: what)
+            }
         default: break
         }
         throw Self.error("\(what) used as a condition")
