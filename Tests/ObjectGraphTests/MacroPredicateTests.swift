@@ -333,6 +333,19 @@ struct MacroPredicateErrorTests {
         expectUnsupported(#Predicate<Writer> { $0.books.first?.pages == 3 }, mentioning: ["key path"])
     }
 
+    @Test("an unsupported key path is named by its type and the path it continues, not by Swift's '<computed 0x…>'")
+    func unsupportedKeyPathsAreNamed() {
+        let cases: [(Predicate<Writer>, [String])] = [
+            (#Predicate<Writer> { $0.rating.isFinite }, ["Bool property of Double", "'rating'"]),
+            (#Predicate<Writer> { $0.imprint?.name.utf8.isEmpty == true }, ["property of String", "'imprint.name'"]),
+            (#Predicate<Writer> { $0.shout == "ADA" }, ["String property of Writer", "computes a value from name"]),
+        ]
+        for (predicate, words) in cases {
+            let error = expectGraphError(.invalidFetch, mentioning: ["#Predicate"] + words) { _ = try FetchPredicate(predicate, model: model) }
+            #expect(error.map { !$0.message.contains("0x") } == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func outerObjectInsideAQuantifier() {
         expectUnsupported(#Predicate<Writer> { writer in writer.books.contains { $0.title == writer.name } }, mentioning: ["outer object"])
     }

@@ -34,16 +34,17 @@ extension MacroPredicateTranslator {
             return property == .count ? count : .predicate(try compare(count, .equal, .constant(.integer(0)), what: "isEmpty"))
         default: break
         }
-        throw Self.error("the key path \(keyPath) (only @Attribute and @Relationship properties, objectID, and count or isEmpty of to-many relationships are stored)")
+        throw Self.error("\(Self.describe(keyPath, from: root)) (only @Attribute and @Relationship properties, objectID, and count or isEmpty of to-many relationships are stored)")
     }
 
     private func probeStep<Root, Value>(from path: MacroPath, entity: EntityDescription, _ keyPath: KeyPath<Root, Value>) throws -> MacroPath {
+        let root = MacroTerm.path(path)
         let prototype = probe.prototype(of: entity)
         guard let typed = prototype as? Root else {
-            throw Self.error("the key path \(keyPath) on entity \(entity.name), whose objects are \(type(of: prototype)), not \(Root.self),")
+            throw Self.error("\(Self.describe(keyPath, from: root)) on entity \(entity.name), whose objects are \(type(of: prototype)), not \(Root.self),")
         }
         func refuse(_ detail: String) -> ObjectGraphError {
-            Self.error("the key path \(keyPath) of \(entity.name) (\(detail); only @Attribute and @Relationship properties and objectID are stored)")
+            Self.error("\(Self.describe(keyPath, from: root)) on entity \(entity.name) (\(detail); only @Attribute and @Relationship properties and objectID are stored)")
         }
         guard KeyPathProbe.canStandIn(for: Value.self, in: model) else {
             throw refuse("no \(Value.self) can stand in for its value while the key path is found: give the attribute a default value, make the property optional, or make \(Value.self) CaseIterable")
@@ -100,6 +101,19 @@ extension MacroPredicateTranslator {
             }
         }
         return result
+    }
+
+    /// The key path as a message can name it, with the key path it continues. Swift prints a
+    /// computed property (a class's own, and every `@Attribute` and `@Relationship`) as
+    /// `\Root.<computed 0x… (Value)>`, an address that tells the reader nothing.
+    static func describe<Root, Value>(_ keyPath: KeyPath<Root, Value>, from root: MacroTerm) -> String {
+        let text = "\(keyPath)"
+        let what = text.contains("<computed") ? "the key path to a computed \(Value.self) property of \(Root.self)" : "the key path \(text)"
+        switch root {
+        case .path(let path) where !path.components.isEmpty: return "\(what) read from '\(path.text)'"
+        case .coalesced(let path, _): return "\(what) read from '\(path.text) ?? …'"
+        default: return what
+        }
     }
 
     private static func name(of property: EntityDescription.Property?) -> String {
