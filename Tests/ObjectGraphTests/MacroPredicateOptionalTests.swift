@@ -65,4 +65,22 @@ struct MacroPredicateOptionalTests {
             #expect(fetched == (try fixture.names(FetchRequest(predicate: format))))
         }
     }
+
+    @Test("a Boolean attribute compared with a condition, '$0.active == ($0.rating > 4)', fetches what Swift's filter keeps")
+    func booleanAttributeComparedWithACondition() throws {
+        // Threw invalidFetch "a condition compared with something other than true, false, nil
+        // or another condition".
+        let fixture = try MacroFixture()
+        let first = #Predicate<Writer> { $0.active == ($0.rating > 4) }
+        let flipped = #Predicate<Writer> { ($0.rating > 4) != $0.active }
+        let coalesced = #Predicate<Writer> { ($0.featured ?? true) == ($0.age == nil) }
+        let optionalCondition = #Predicate<Writer> { $0.active == ($0.nickname?.contains("e") ?? false) }
+        let predicates = [first, flipped, coalesced, optionalCondition]
+        for predicate in predicates {
+            let expected = try Self.swiftNames(fixture, predicate)
+            #expect(try fixture.names(FetchRequest(predicate: predicate)) == expected)
+        }
+        // Writers on each side of the first question (Ada and Cyd agree, Alf does not).
+        #expect(try Self.swiftNames(fixture, predicates[0]) == ["Ada", "Bob", "Cyd", "Dee"])
+    }
 }

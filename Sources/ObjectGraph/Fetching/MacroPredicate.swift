@@ -19,6 +19,7 @@ extension FetchPredicate {
     /// `!`; `? :` on conditions; optional chaining (`$0.chat?.title`), `!` and `??` on stored
     /// values and conditions (`$0.nickname?.contains("x") ?? false`, `== true`), `?? true` or
     /// `?? false` on an optional Boolean used as a condition, `($0.nickname ?? "").isEmpty`;
+    /// a Boolean attribute compared with a condition (`$0.active == ($0.rating > 4)`);
     /// `starts(with:)` (BEGINSWITH), `contains(_:)` on a string (CONTAINS);
     /// `[values].contains($0.key)` (IN); `(low...high).contains($0.key)` (BETWEEN) and
     /// `low..<high`; `contains(where:)` (ANY, or a SUBQUERY for a compound test),

@@ -251,11 +251,18 @@ struct MacroPredicateTranslator {
             default: return nil
             }
         }
+        var (left, right) = (split(lhs), split(rhs))
+        // A Boolean attribute compared with a condition (`$0.active == ($0.rating > 4)`): read
+        // as the condition `active == YES`, it is Swift's == of two Booleans below. (Only a
+        // non-optional Bool compiles there: #Predicate does not promote a condition to Bool?.)
+        if (left == nil) != (right == nil), let value = try booleanCondition(left == nil ? lhs : rhs) {
+            if left == nil { left = (value, nil) } else { right = (value, nil) }
+        }
         let result: FetchPredicate
-        switch (split(lhs), split(rhs)) {
+        switch (left, right) {
         case (nil, nil): return nil
         case (let condition?, nil), (nil, let condition?):
-            let other = split(lhs) == nil ? lhs : rhs
+            let other = left == nil ? lhs : rhs
             let (p, presence) = condition
             switch other {
             case .constant(.bool(let value)):
@@ -279,6 +286,16 @@ struct MacroPredicateTranslator {
             }
         }
         return negated ? .not(result) : result
+    }
+
+    /// A Boolean attribute, or one with a `??` fallback, as a condition; `nil` for anything else.
+    private func booleanCondition(_ term: MacroTerm) throws -> FetchPredicate? {
+        switch term {
+        case .path(let path), .coalesced(let path, .bool):
+            guard case .attribute(let attribute) = path.kind, attribute.type == .boolean else { return nil }
+            return try condition(term, what: "a Boolean attribute")
+        default: return nil
+        }
     }
 
     /// Whether the constant `value op right` holds, for folding `??` fallbacks.
