@@ -95,6 +95,27 @@ struct TypedToManyTests {
             #expect(idle.ships.isEmpty && idle.watches.isEmpty)
         }
     }
+
+    @Test("an ordered edit through a handle on an unordered relationship, or a move from or to an index that is no member's, stops the process with a message (it marked the relationship changed for nothing, or was ignored)", arguments: [0, 1, 2])
+    func misusedOrderedEditsStopWithAMessage(_ misuse: Int) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [misuse] in
+            let (_, context) = try makeContext(Self.build)
+            context.performAndWait {
+                let ship = Ship(context: context)
+                ship.name = "Pequod"
+                let crew = Crew(context: context)
+                crew.name = "Ahab"
+                ship.$watch.add(crew)
+                switch misuse {
+                case 0: ship.$crew.insert(crew, at: 0)
+                case 1: ship.$watch.move(from: 1, to: 0)
+                default: ship.$watch.move(from: 0, to: 5)
+                }
+            }
+        }
+        let text = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(text.contains(misuse == 0 ? "the relationship is not ordered" : "index out of range (1 member)"), "\(text)")
+    }
 }
 
 extension Crew {

@@ -230,13 +230,32 @@ public struct RelationshipHandle {
     public func add(_ member: ManagedObject) { edit { try $0.addToMany(object, relationship, member) } }
     /// Removes `member`; the inverse follows.
     public func remove(_ member: ManagedObject) { edit { try $0.removeFromToMany(object, relationship, member) } }
-    /// Inserts `member` at `index` of an ordered relationship (moving it if present).
-    public func insert(_ member: ManagedObject, at index: Int) { edit { try $0.addToMany(object, relationship, member, at: index) } }
-    /// Moves the member at `from` to `to` in an ordered relationship.
+    /// Inserts `member` at `index` of an ordered relationship (moving it if present). An
+    /// unordered relationship, or an index outside `0...count`, is a programming error that
+    /// stops the process with a message, as an array's insert does (the key-value
+    /// `insert(_:at:in:)` throws instead).
+    public func insert(_ member: ManagedObject, at index: Int) {
+        requireOrdered("insert(_:at:)")
+        edit { try $0.addToMany(object, relationship, member, at: index) }
+    }
+    /// Moves the member at `from` to `to` in an ordered relationship. An unordered
+    /// relationship, or an index that is not a member's, stops the process with a message
+    /// (it was ignored, or the move clamped to the ends).
     public func move(from: Int, to: Int) {
+        requireOrdered("move(from:to:)")
         let members = objects
-        guard members.indices.contains(from) else { return }
+        guard members.indices.contains(from), members.indices.contains(to) else {
+            ManagedObject.trap("moving \(from) → \(to) in \(object.objectID).\(relationship.name): index out of range (\(members.count) member\(members.count == 1 ? "" : "s"))")
+        }
         edit { try $0.moveToMany(object, relationship, members[from], to: to) }
+    }
+
+    /// Stops the process when the relationship has no order for `operation` to keep: it
+    /// marked an unordered relationship changed for nothing.
+    private func requireOrdered(_ operation: String) {
+        guard relationship.isOrdered else {
+            ManagedObject.trap("\(operation) on \(object.objectID).\(relationship.name): the relationship is not ordered (use add(_:))")
+        }
     }
 
     private func edit(_ body: (ManagedObjectContext) throws -> Void) {
