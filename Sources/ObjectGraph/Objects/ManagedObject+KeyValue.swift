@@ -39,7 +39,10 @@ extension ManagedObject {
     }
 
     /// Sets a property, converting and checking the value against the model; relationship
-    /// changes maintain inverses. To-many relationships take any sequence of objects.
+    /// changes maintain inverses. To-many relationships take any sequence of objects. Setting
+    /// the value a property already holds (identical: `-0.0` for `0.0`, or a canonically
+    /// equivalent string, is a change) records nothing and leaves the object unchanged, where
+    /// Core Data marks it updated and saves it again.
     public func setValue(_ value: Any?, forKey key: String) throws {
         let context = try requireContext(key)
         switch try property(key) {
