@@ -257,8 +257,12 @@ struct Validator {
     /// infinite bound. (A decimal NaN is judged as a Double NaN is: outside every range.)
     private static func exactDecimal(_ bound: Double) -> Decimal? {
         guard bound.isFinite else { return nil }
-        return Decimal(string: "\(bound)", locale: Locale(identifier: "en_US_POSIX"))
+        return Decimal(string: "\(bound)", locale: posix)
     }
+
+    /// Descriptions of numbers always use "." (made once: making a locale is not cheap, and
+    /// this one is read for every decimal a range rule checks).
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// `bound` rounded to an integer, when that fits an Int64; beyond, every Int64 is on one
     /// side of it, which the `Double` comparison gets right.
