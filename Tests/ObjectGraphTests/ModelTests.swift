@@ -254,4 +254,24 @@ struct ModelVersionHashTests {
     @Test func addingAnAttributeChangesTheHash() throws {
         #expect(try Self.build().versionHash != Self.build(extra: true).versionHash)
     }
+
+    @Test("an attribute turning required, or an entity turning abstract, changes the hash (as in Core Data)")
+    func optionalityAndAbstractnessChangeTheHash() throws {
+        func model(required: Bool, abstract: Bool) throws -> ManagedObjectModel {
+            try ManagedObjectModel { m in
+                m.entity("Shape", abstract: abstract) { e in e.attribute("label", .string, optional: !required) }
+                m.entity("Circle", parent: "Shape") { e in e.attribute("radius", .double) }
+            }
+        }
+        let base = try model(required: false, abstract: false)
+        let required = try model(required: true, abstract: false)
+        let abstract = try model(required: false, abstract: true)
+        #expect(base.versionHash != required.versionHash)
+        #expect(base.entity(named: "Shape")?.versionHash != required.entity(named: "Shape")?.versionHash)
+        #expect(base.versionHash != abstract.versionHash)
+        #expect(base.entity(named: "Shape")?.versionHash != abstract.entity(named: "Shape")?.versionHash)
+        #expect(base.entity(named: "Circle")?.versionHash == abstract.entity(named: "Circle")?.versionHash,
+                "only the entity that turned abstract hashes differently")
+        #expect(try model(required: true, abstract: true).versionHash == model(required: true, abstract: true).versionHash)
+    }
 }

@@ -7,11 +7,12 @@ import Testing
 
 @Suite("SQLite store")
 struct SQLiteStoreTests {
-    static func model(extraAttribute: Bool = false) throws -> ManagedObjectModel {
+    /// `extraRequired` makes the extra attribute required (it implies `extraAttribute`).
+    static func model(extraAttribute: Bool = false, extraRequired: Bool = false) throws -> ManagedObjectModel {
         try ManagedObjectModel { m in
             m.entity("Note") { e in
                 e.attribute("text", .string)
-                if extraAttribute { e.attribute("extra", .integer32, optional: true) }
+                if extraAttribute || extraRequired { e.attribute("extra", .integer32, optional: !extraRequired) }
                 e.toMany("tags", "Tag")
                 e.toMany("comments", "Comment", inverse: "note", deleteRule: .cascade)
             }
@@ -110,6 +111,20 @@ struct SQLiteStoreTests {
         let error = #expect(throws: StoreError.self) { _ = try PersistentContainer(model: try Self.model(extraAttribute: true), stores: [.sqlite(at: url)]) }
         #expect(error?.code == .incompatibleModel)
         #expect(error?.message.contains(url.path) == true)
+    }
+
+    @Test("a store holding nil in an attribute the model now requires is refused at open, not read as damaged")
+    func attributeTurnedRequired() throws {
+        let url = try Self.temporaryFile()
+        let written = try PersistentContainer(model: try Self.model(extraAttribute: true), stores: [.sqlite(at: url)])
+        let context = written.newBackgroundContext()
+        try context.performAndWait {
+            try context.insertObject(entityName: "Note").setValue("no extra", forKey: "text")
+            try context.save()
+        }
+        written.close()
+        let error = #expect(throws: StoreError.self) { _ = try PersistentContainer(model: try Self.model(extraRequired: true), stores: [.sqlite(at: url)]) }
+        #expect(error?.code == .incompatibleModel)
     }
 
     @Test("strings full of quotes, comment markers, semicolons and NUL bytes round-trip exactly")

@@ -48,6 +48,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// parent entity's (a sub-entity's objects are its parent's objects too).
     public let uniquenessConstraints: [[String]]
     /// A stable hash of the entity's stored shape; two models with equal hashes can share a store.
+    /// As Core Data's, it covers the name, the hierarchy, the abstract flag and each stored
+    /// property (an attribute's type and optionality; a relationship's destination, cardinality,
+    /// order and inverse); transient properties, indexes, rules and delete rules are left out.
     public let versionHash: String
     /// The properties by name, for an entity of more than ``linearSearchLimit`` of them.
     private let propertiesByName: [String: Property]

@@ -137,7 +137,14 @@ struct ModelResolver {
             var hash = StableHash()
             hash.combine(spec.name)
             hash.combine(layout.root)
-            for a in attributes where !a.isTransient { hash.combine("a:\(a.name):\(a.type.rawValue)") }
+            // As Core Data's entity hash, the abstract flag and each attribute's optionality
+            // count: a store holding nil in an attribute now required would read as damaged, and
+            // rows of an entity now abstract would be objects no model allows; either way the
+            // store is refused at open with the model mismatch named, not failed row by row.
+            if spec.isAbstract { hash.combine("abstract") }
+            for a in attributes where !a.isTransient {
+                hash.combine("a:\(a.name):\(a.type.rawValue)\(a.isOptional ? "" : ":required")")
+            }
             for r in relationships where !r.isTransient {
                 hash.combine("r:\(r.name):\(r.destinationName):\(r.isToMany):\(r.isOrdered):\(r.inverseName ?? "")")
             }
