@@ -3,8 +3,9 @@ import ObjectGraph
 
 /// Grouped counts answered from a relationship index (``ObjectGraph/StoreCapabilities/groups``).
 ///
-/// The one shape served natively is the common one: rows grouped by an attribute of a to-one
-/// whose to-many inverse is indexed (`count` of messages by `chat.title`), with no predicate,
+/// The one shape served natively is the common one: rows grouped by a to-one whose to-many
+/// inverse is indexed, or by an attribute of it (`count` of messages by `chat` or by
+/// `chat.title`), with no predicate,
 /// over every entity of the table. The members database lists, under each owner's key, its
 /// members in key order: the number of duplicates is the group's count and the first
 /// duplicate its first row, so neither a member's row nor a count per row is read — only
@@ -16,11 +17,15 @@ extension LMDBStore {
         let declined = StoreFetchResult(applied: [])
         guard request.predicate == nil, grouping.keys.count == 1, grouping.aggregates.allSatisfy({ $0 == .count }) else { return declined }
         let steps = grouping.keys[0].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard steps.count == 2, let relationship = request.entity.relationship(named: steps[0]), !relationship.isToMany,
+        guard steps.count == 1 || steps.count == 2, let relationship = request.entity.relationship(named: steps[0]), !relationship.isToMany,
               let index = inverseIndexes[IdentityKey(relationship)], !LMDBLayout.keepsList(index.inverse),
               let root = model.entity(named: request.entity.rootName), let rowsDBI = handles.rows[root.name] else { return declined }
         let destination = model.destinationEntity(of: relationship)
-        guard let ownersDBI = handles.rows[destination.rootName], let keyAttribute = destination.attribute(named: steps[1]), !keyAttribute.isTransient else { return declined }
+        guard let ownersDBI = handles.rows[destination.rootName] else { return declined }
+        // Keyed by an attribute of the owner, or (grouping by the relationship itself) by the
+        // owner, whose ID its row's entity code and its key give.
+        let keyAttribute = steps.count == 2 ? destination.attribute(named: steps[1]) : nil
+        guard steps.count == 1 || keyAttribute.map({ !$0.isTransient }) == true else { return declined }
         // Every row of the table must be one the request counts.
         let requested = layout.codes(of: request)
         guard EntityCodes(root.hierarchyNames.compactMap { layout.codes[$0] }).isSubset(of: requested) else { return declined }
@@ -49,17 +54,22 @@ extension LMDBStore {
                 guard let bytes = try ownerRows.position(MDB_SET_KEY, primaryKey: ownerKey)?.value else { return false }
                 let key: AttributeValue
                 do {
-                    key = try codec.decodeAttribute(bytes) { namespace in
-                        if let lastSlot, lastSlot.namespace == namespace { return lastSlot.slot }
-                        if let known = slots[namespace] {
-                            lastSlot = (namespace, known)
-                            return known
+                    if let keyAttribute {
+                        key = try codec.decodeAttribute(bytes) { namespace in
+                            if let lastSlot, lastSlot.namespace == namespace { return lastSlot.slot }
+                            if let known = slots[namespace] {
+                                lastSlot = (namespace, known)
+                                return known
+                            }
+                            guard let ownerEntity = model.entity(for: namespace.objectID(primaryKey: ownerKey)),
+                                  let found = ownerEntity.attribute(named: keyAttribute.name)?.slot else { throw MissingKey() }
+                            slots[namespace] = found
+                            lastSlot = (namespace, found)
+                            return found
                         }
-                        guard let ownerEntity = model.entity(for: namespace.objectID(primaryKey: ownerKey)),
-                              let found = ownerEntity.attribute(named: keyAttribute.name)?.slot else { throw MissingKey() }
-                        slots[namespace] = found
-                        lastSlot = (namespace, found)
-                        return found
+                    } else {
+                        // As the shared grouping keys a destination (see RowGrouping.value).
+                        key = .uri(try ownerNamespace(bytes).objectID(primaryKey: ownerKey).uriRepresentation)
                     }
                 } catch is MissingKey {
                     return false
@@ -96,6 +106,17 @@ extension LMDBStore {
         }
         let rows = groups.indices.map { AttributeValues(sharing: values, from: $0 * width, count: width) }
         return StoreFetchResult(groups: rows, applied: .predicate)
+    }
+}
+
+extension LMDBStore {
+    /// The namespace of the entity whose row `bytes` is (a row begins with its format and
+    /// entity code, see RowCodec).
+    private func ownerNamespace(_ bytes: UnsafeRawBufferPointer) throws -> ObjectID.Namespace {
+        var reader = ByteReader(bytes)
+        let format = try reader.u8()
+        guard format == RowCodec.format || format == RowCodec.positionalFormat else { throw ByteReader.Truncated() }
+        return try codec.namespace(try reader.u16())
     }
 }
 

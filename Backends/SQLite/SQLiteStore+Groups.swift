@@ -14,7 +14,8 @@ import ObjectGraph
 ///
 /// Only what SQL computes exactly as the shared layer does is answered here; anything else
 /// gives `groups == nil` and the shared layer groups the objects itself:
-/// - keys: integers, booleans, dates and strings;
+/// - keys: integers, booleans, dates and strings, and to-one relationships (grouped by their
+///   foreign key, each group keyed by its destination's ID as the shared layer keys it);
 /// - `@sum` over integers (an overflow declines, where Swift falls back to other types);
 ///   `@min`/`@max` over integers and dates; never `@avg` (SQLite's floating-point summation
 ///   may differ from Swift's in the last bits).
@@ -34,9 +35,25 @@ extension SQLiteStore {
         // inner join takes 5.9 ms). `nil` once any expression needs a join.
         var detached: [String]? = []
         var functions: [AggregateFunction?] = []  // nil: count
+        // Keys ending in a to-one, by key index: grouped by the foreign key, their values made
+        // IDs after reading (see destinationID).
+        var destinations: [Int: DestinationKey] = [:]
         do {
-            for key in grouping.keys {
+            for (keyIndex, key) in grouping.keys.enumerated() {
                 let path = try ResolvedKeyPath.resolve(key, from: request.entity, in: model)
+                if case .relationship(let relationship) = path.terminal {
+                    // Grouped by destination (the shared layer refuses a to-many here): the
+                    // foreign key is the destination's primary key, unique in its table.
+                    let alias = try compiler.alias(for: path.steps)
+                    let (fk, fke) = SQLiteSchema.foreignKey(relationship)
+                    let term = "\(alias).\(fk)"
+                    groupTerms.append(term)
+                    if path.steps.isEmpty { seekable = (term, fk); detached?.append(term) } else { detached = nil }
+                    selected.append((term, .integer64))
+                    let root = model.destinationEntity(of: relationship).rootName
+                    destinations[keyIndex] = DestinationKey(only: SQLiteSchema.onlyEntity(ofRoot: root, in: model), entityColumn: "\(alias).\(fke)")
+                    continue
+                }
                 let (column, type) = try compiler.column(path)
                 guard [.integer16, .integer32, .integer64, .boolean, .date, .string].contains(type) else { return declined }
                 if let last = path.steps.last {
@@ -98,7 +115,10 @@ extension SQLiteStore {
         } : nil
         let expressions = query.whereSQL.isEmpty ? detached ?? selected.map(\.expression) : selected.map(\.expression)
         let from = query.whereSQL.isEmpty && detached != nil ? "FROM \(SQLiteSchema.table(request.entity.rootName)) AS t0" : query.from
-        var sql = "SELECT \(expressions.joined(separator: ", ")), \(inlineSeek ?? seekable?.term ?? "MIN(t0.pk)") \(from) \(query.whereSQL)"
+        // A destination's entity name, when its table holds several, is read after the seek.
+        let entityColumns = destinations.keys.sorted().filter { destinations[$0]?.only == nil }
+        let entityTerms = entityColumns.compactMap { destinations[$0]?.entityColumn }
+        var sql = "SELECT \((expressions + [inlineSeek ?? seekable?.term ?? "MIN(t0.pk)"] + entityTerms).joined(separator: ", ")) \(from) \(query.whereSQL)"
         if !groupTerms.isEmpty { sql += " GROUP BY \(groupTerms.joined(separator: ", "))" }
         let statement = try connection.prepare(sql)
         for (offset, value) in query.bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
@@ -109,9 +129,18 @@ extension SQLiteStore {
         let keyCount = grouping.keys.count
         var merged: [(values: [AttributeValue], first: Int64)] = []
         var positions: [[AttributeValue]: Int] = [:]
+        var namespaces: [String: ObjectID.Namespace] = [:]
         do {
             while try statement.step() {
-                let values = selected.indices.map { statement.value(Int32($0), as: selected[$0].type) }
+                var values = selected.indices.map { statement.value(Int32($0), as: selected[$0].type) }
+                for (keyIndex, destination) in destinations {
+                    let entityName = destination.only ?? entityColumns.firstIndex(of: keyIndex).flatMap { position -> String? in
+                        guard case .string(let name) = statement.value(Int32(selected.count + 1 + position), as: .string) else { return nil }
+                        return name
+                    }
+                    guard let id = destinationID(values[keyIndex], entityName: entityName, namespaces: &namespaces) else { return declined }
+                    values[keyIndex] = id
+                }
                 let first: Int64
                 if let firstRow {
                     // The group's foreign key, bound as read (NULL for rows without a destination).
@@ -147,6 +176,18 @@ extension SQLiteStore {
         return StoreFetchResult(groups: merged.map { AttributeValues($0.values) }, applied: .predicate)
     }
 
+    /// A group key read from a to-one's foreign key as the shared layer keys it: the
+    /// destination's ID as a URI, `.null` without a destination; `nil` for an entity name that
+    /// names no entity, which only a damaged row holds (the grouping is then declined, and the
+    /// shared layer's reading of the rows reports the damage).
+    private func destinationID(_ key: AttributeValue, entityName: String?, namespaces: inout [String: ObjectID.Namespace]) -> AttributeValue? {
+        guard case .integer(let primaryKey) = key else { return .null }
+        guard let entityName, model.entity(named: entityName) != nil else { return nil }
+        let namespace = namespaces[entityName] ?? ObjectID.Namespace(entityName: entityName, storeIdentifier: identifier)
+        namespaces[entityName] = namespace
+        return .uri(namespace.objectID(primaryKey: primaryKey).uriRepresentation)
+    }
+
     /// Two partial results of one aggregate as one; `nil` when it cannot be exact (overflow).
     private static func combine(_ a: AttributeValue, _ b: AttributeValue, _ function: AggregateFunction?) -> AttributeValue? {
         if a.isNull { return b }
@@ -161,4 +202,11 @@ extension SQLiteStore {
         case .average?: return nil
         }
     }
+}
+
+/// A group key ending in a to-one relationship: the destination's entity when its table holds
+/// only one, else the column naming each row's destination entity.
+private struct DestinationKey {
+    let only: String?
+    let entityColumn: String
 }

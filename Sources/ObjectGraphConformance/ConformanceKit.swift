@@ -8,7 +8,7 @@ public enum ConformanceKit {
     public static let scenarios: [ConformanceScenario] =
         RelationshipScenarios.all + RelationshipScenarios.deletedDestinations + RelationshipScenarios.refreshedPairs + RelationshipScenarios.refreshedOneToMany + DeleteRuleScenarios.all + ContextScenarios.all
         + FaultingScenarios.all + ValidationScenarios.all + PersistenceScenarios.all
-        + AttributeScenarios.all + FetchScenarios.all + FetchScenarios.deletedDestinations + ResultScenarios.all + ResultScenarios.groupKeys + ResultScenarios.unsavedChanges + ResultScenarios.columns
+        + AttributeScenarios.all + FetchScenarios.all + FetchScenarios.deletedDestinations + ResultScenarios.all + ResultScenarios.groupKeys + ResultScenarios.groupByRelationship + ResultScenarios.unsavedChanges + ResultScenarios.columns
         + PredicateScenarios.all
         + ConflictScenarios.all + MergeScenarios.all + NestedContextScenarios.all + UndoScenarios.all + UndoScenarios.saved + UndoScenarios.otherSaves + UndoScenarios.randomWalk + StressScenarios.all
 

@@ -59,9 +59,10 @@ extension ResultScenarios {
             try seedChats(env, chats: [("a", [1, 2, 3]), ("b", [4, 5, 6])])
             let context = env.newContext()
             try context.performAndWait {
-                // A relationship or a to-many key path has no attribute value to group by: each
-                // grouped every message into one group (or by a first member's text), silently.
-                for key in ["chat", "chat.messages", "chat.messages.text", "chat.members.name"] {
+                // A to-many key path has no one value to group by: each grouped every message
+                // into one group (or by a first member's text), silently. (A to-one groups by
+                // destination: see groupByRelationship.)
+                for key in ["chat.messages", "chat.messages.text", "chat.members.name"] {
                     var request = FetchRequest<ManagedObject>(entityName: "Message")
                     request.propertiesToFetch = [.count(as: "n")]
                     request.propertiesToGroupBy = [key]

@@ -225,19 +225,7 @@ enum ResultScenarios {
             // Chats saved a, b, c; their messages saved so that the order of each group's first
             // member is neither the chats' order nor the same with and without the predicate,
             // with a message in no chat (a nil key) among them.
-            let writer = env.newContext()
-            try writer.performAndWait {
-                let chats = ["a", "b", "c"].map { title -> Chat in
-                    let chat = Chat(context: writer); chat.title = title
-                    return chat
-                }
-                for (text, chat) in [("skip", 2), ("x", 0), ("x", nil), ("x", 2), ("x", 1), ("x", 0)] as [(String, Int?)] {
-                    let message = Message(context: writer); message.text = text
-                    message.chat = chat.map { chats[$0] }
-                }
-                try writer.save()
-            }
-            try env.reopen()
+            try seedMessages(env, chats: ["a", "b", "c"], messages: [("skip", 2), ("x", 0), ("x", nil), ("x", 2), ("x", 1), ("x", 0)])
             let context = env.newContext()
             try context.performAndWait {
                 var request = messagesPerChatTitle()

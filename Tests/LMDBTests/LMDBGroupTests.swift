@@ -85,10 +85,34 @@ struct LMDBGroupTests {
         return (lmdb, memory)
     }
 
-    static func nativeAnswer(_ container: PersistentContainer) throws -> StoreFetchResult {
+    static func nativeAnswer(_ container: PersistentContainer, key: String = "chat.title") throws -> StoreFetchResult {
         let store = try #require(container.coordinator.persistentStores.first)
         let messages = try container.coordinator.model.requireEntity("Message")
-        return try store.fetch(StoreFetchRequest(entity: messages, resultType: .groups(StoreGrouping(keys: ["chat.title"], aggregates: [.count]))))
+        return try store.fetch(StoreFetchRequest(entity: messages, resultType: .groups(StoreGrouping(keys: [key], aggregates: [.count]))))
+    }
+
+    @Test("counts grouped by a to-one itself come from the members database, keyed by each owner's ID")
+    func countsByOwnerMatchTheOwners() throws {
+        let (lmdb, memory) = try Self.containers(orphans: false)
+        defer { lmdb.close(); memory.close() }
+        let native = try Self.nativeAnswer(lmdb, key: "chat")
+        #expect(native.applied.contains(.predicate), "the store answered natively")
+        let groups = try #require(native.groups)
+        let context = lmdb.newBackgroundContext()
+        try context.performAndWait {
+            // Each group is one chat: its URI names it, its count is its number of messages,
+            // and groups come in the order of their first message.
+            var expected: [(AttributeValue, AttributeValue, Int64)] = []
+            for chat in try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat")) {
+                let members = try #require(chat.value(forKey: "messages") as? Set<ManagedObject>)
+                guard let first = members.compactMap(\.objectID.primaryKey).min() else { continue }
+                expected.append((.uri(chat.objectID.uriRepresentation), .integer(Int64(members.count)), first))
+            }
+            expected.sort { $0.2 < $1.2 }
+            #expect(groups.map(\.array) == expected.map { [$0.0, $0.1] })
+            #expect(groups.count == 7, "every chat has messages")
+        }
+        #expect(try Self.nativeAnswer(try Self.containers(orphans: true).lmdb, key: "chat").groups == nil, "messages without a chat: declined")
     }
 
     @Test("counts grouped by a to-one's attribute come from the members database, equal to the shared grouping")

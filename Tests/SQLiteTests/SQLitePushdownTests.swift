@@ -96,4 +96,22 @@ struct SQLiteGroupTests {
             #expect(context.registeredObjects.isEmpty, "the shared grouping materialized no object")
         }
     }
+
+    @Test("grouping by a to-one runs in SQL, grouped by the foreign key and keyed by the destination's ID")
+    func groupsByToOneInSQL() throws {
+        let (container, store, model) = try SQLitePushdownTests.store()
+        let messages = try model.requireEntity("Message")
+        for predicate in [nil, try FetchPredicate(format: "text != 'b'")] {
+            let grouping = StoreGrouping(keys: ["chat"], aggregates: [.count, .function(.sum, "rank")])
+            let native = try store.fetch(StoreFetchRequest(entity: messages, predicate: predicate, resultType: .groups(grouping)))
+            #expect(native.applied.contains(.predicate), "answered in SQL")
+            let context = container.newBackgroundContext()
+            let chats = try context.performAndWait {
+                try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", sortKeys: [SortKey("title", ascending: false)])).map(\.objectID)
+            }
+            // Émile (first by title, descending) has the first messages; zed (second) has none.
+            let counts: [Int64] = predicate == nil ? [3, 1] : [2, 1]
+            #expect(native.groups?.map(\.array) == [[.uri(chats[0].uriRepresentation), .integer(counts[0]), .integer(2)], [.uri(chats[2].uriRepresentation), .integer(counts[1]), .integer(0)]])
+        }
+    }
 }

@@ -55,12 +55,7 @@ struct ResolvedColumn {
 
     func value<S>(of row: S.Row, _ evaluator: PredicateEvaluator<S>) throws -> AttributeValue {
         guard let path else { return .integer(1) }
-        if isObjectID {
-            // See FetchedRow.objectID(_:) for why an ID travels as its URI.
-            guard case .object(let id?)? = try evaluator.values(of: path, from: row).first else { return .null }
-            return .uri(id.uriRepresentation)
-        }
-        return try evaluator.sortValue(path, of: row)
+        return try RowGrouping.value(of: path, in: row, evaluator)
     }
 
     func aggregate<S>(over members: [S.Row], _ evaluator: PredicateEvaluator<S>, groupKey: [AttributeValue], groupBy: [String]) throws -> AttributeValue {

@@ -17,9 +17,10 @@ extension ManagedObjectContext {
     /// Without grouping, a request of plain columns gives one row per matching object, and a
     /// request with aggregates gives one row over all of them. With
     /// ``FetchRequest/propertiesToGroupBy``, each distinct combination of the group-by values
-    /// gives one row; like a column, a group-by key path reaches one attribute value (Core
-    /// Data also groups by a to-one relationship, by object; here that is refused, so group
-    /// by an attribute of the destination). ``FetchRequest/havingPredicate`` then filters rows
+    /// gives one row; like a column, a group-by key path reaches one attribute value or a
+    /// to-one relationship, grouped by destination as in Core Data (the group's column holds
+    /// the destination's ID, and rows without one form a group of their own); a to-many key
+    /// path is refused. ``FetchRequest/havingPredicate`` then filters rows
     /// by column name. A sort key naming a column sorts by it; when each row is one object,
     /// any other sort key is an attribute key path of the entity (fetched or not, through
     /// to-one relationships, as in Core Data), while grouped rows sort only by their columns.
@@ -42,10 +43,13 @@ extension ManagedObjectContext {
         let shared = FetchedRow.Columns(columns.map(\.property.name))
         let groupBy = try request.propertiesToGroupBy.map { key in
             let path = try ResolvedKeyPath.resolve(key, from: entity, in: model)
-            // A group's key is a value, as a column's is: a relationship has none, and a to-many
-            // key path has many (each grouped by nil or a first member's value, silently).
-            guard path.attributeType != nil, !path.yieldsMany else {
-                throw ObjectGraphError(.invalidFetch, key: key, "cannot group \(entity.name) by '\(key)': a group-by key path must reach one attribute value (through to-one relationships, or an aggregate such as @count); group by an attribute of the destination instead")
+            // A group's key is one value, as a column's is: an attribute's, or a to-one's
+            // destination (grouped by object, as Core Data does). A to-many key path has many
+            // (each grouped by nil or a first member's value, silently).
+            var reachesOne = path.attributeType != nil
+            if case .relationship = path.terminal { reachesOne = true }
+            guard reachesOne, !path.yieldsMany else {
+                throw ObjectGraphError(.invalidFetch, key: key, "cannot group \(entity.name) by '\(key)': a group-by key path must reach one attribute value or one object (through to-one relationships, or an aggregate such as @count); group by a to-one relationship or an attribute instead")
             }
             return path
         }
@@ -183,8 +187,7 @@ extension ManagedObjectContext {
                 aggregates.append(.function(function, keyPath))
             case .value(let keyPath):
                 // Outside the group-by keys a plain column takes its first member's value,
-                // which the shared path reads (so does an ID column: group keys are attributes,
-                // and stores, SQLite's SQL included, compute groups of attribute keys only).
+                // which the shared path reads.
                 guard let index = request.propertiesToGroupBy.firstIndex(of: keyPath) else { return nil }
                 sources.append(.key(index))
             }

@@ -10,7 +10,10 @@
 /// aggregate the same way, an overflow) leaves ``StoreFetchResult/groups`` `nil`, and the
 /// shared layer computes the groups from the objects instead.
 public struct StoreGrouping: Sendable, Hashable {
-    /// Group-by key paths: attributes, possibly through to-one relationships.
+    /// Group-by key paths: attributes or to-one relationships, possibly through to-one
+    /// relationships. A key ending in a to-one groups by destination: its value in a group is
+    /// the destination's ID as a `.uri` (``ObjectID/uriRepresentation``), `.null` for rows
+    /// without one, which form one group.
     public var keys: [String]
     /// The aggregate columns.
     public var aggregates: [StoreAggregate]

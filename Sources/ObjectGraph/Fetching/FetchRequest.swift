@@ -74,8 +74,9 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
         get { extras?.values.propertiesToFetch ?? [] }
         set { updateExtras { $0.propertiesToFetch = newValue } }
     }
-    /// For dictionary fetches: key paths, each reaching one attribute value, whose equal values
-    /// form one group (each must also be fetched as a ``FetchedProperty/key(_:as:)`` column).
+    /// For dictionary fetches: key paths, each reaching one attribute value or a to-one
+    /// relationship (grouped by destination object, as in Core Data), whose equal values form
+    /// one group (each must also be fetched as a ``FetchedProperty/key(_:as:)`` column).
     public var propertiesToGroupBy: [String] {
         get { extras?.values.propertiesToGroupBy ?? [] }
         set { updateExtras { $0.propertiesToGroupBy = newValue } }
