@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 
 /// What changed: since the last save (``changedValues()``, ``hasPersistentChangedValues``),
 /// since the current event began (``changedValuesForCurrentEvent()``), and what the store held
@@ -52,19 +53,31 @@ extension ManagedObject {
         return found
     }
 
-    /// The last saved values of `keys` (all attributes and to-one relationships when `nil`);
-    /// empty for an object never saved.
+    /// The last saved values of `keys` (every attribute and relationship when `nil`); empty
+    /// for an object never saved.
+    ///
+    /// A to-many relationship's value is its committed members, as Core Data gives them: a
+    /// `Set<ManagedObject>`, or for an ordered one an `OrderedSet<ManagedObject>` in the
+    /// stored order — the members the object's unsaved additions, removals and moves are
+    /// measured against, whatever the current members are. Members come as faults when not
+    /// registered; the relationship itself is not loaded. Loaded members whose changes can be
+    /// undone here need no round trip (an unordered relationship's, or one without changes);
+    /// otherwise the store (for a child context, the parent) is asked for the members it holds.
+    /// A transient to-many, never stored, has no committed value and is left out.
     public func committedValues(forKeys keys: [String]? = nil) throws -> [String: Any?] {
         let context = try requireContext("committedValues(forKeys:)")
         try context.fulfillFaultForAccess(self)
         guard let committed = committedSnapshot else { return [:] }
         var result: [String: Any?] = [:]
-        let wanted = keys ?? (entity.attributes.map(\.name) + entity.toOneRelationships.map(\.name))
+        let wanted = keys ?? (entity.attributes.map(\.name) + entity.toOneRelationships.map(\.name) + entity.toManyRelationships.map(\.name))
         for key in wanted {
             switch try property(key) {
             case .attribute(let a): result[key] = try a.userValue(committed.attributes[a.slot])
             case .relationship(let r) where !r.isToMany: result[key] = committed.toOne[r.slot].map(context.registeredOrFault) as Any?
-            case .relationship: continue
+            case .relationship(let r) where r.isTransient: continue
+            case .relationship(let r):
+                let members = try context.committedMemberIDs(of: self, r).map(context.registeredOrFault)
+                result[key] = r.isOrdered ? OrderedSet(members) as Any : Set(members) as Any
             }
         }
         return result

@@ -55,4 +55,21 @@ extension ManagedObjectContext {
         }
         return Array(state.members ?? [])
     }
+
+    /// The members of `object`'s to-many `relationship` before its unsaved changes (see
+    /// ``ManagedObject/committedValues(forKeys:)``), without loading it. Loaded members give
+    /// them by undoing the recorded additions and removals when order does not matter or
+    /// nothing changed; an ordered relationship with changes, or a fault, is read from the
+    /// store, which alone knows where removed members stood.
+    func committedMemberIDs(of object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ObjectID] {
+        let state = object.toManyStates[relationship.slot]
+        if let members = state.members, !relationship.isOrdered || !state.hasChanges {
+            guard state.hasChanges else { return Array(members) }
+            let added = state.added
+            return members.filter { !added.contains($0) } + state.removed
+        }
+        if object.objectID.isTemporary { return [] }
+        statisticsStorage.storeRoundTrips += 1
+        return try coordinator.relatedIDs(for: relationship, of: [object.objectID]).first ?? []
+    }
 }
