@@ -103,6 +103,47 @@ extension FetchScenarios {
                 try checkEqual(Set(a.students.map(\.objectID)), [ids[2], ids[3]], "A refetched by fetchBatched")
             }
         },
+        ConformanceScenario("fetch.shouldRefreshRefetchedObjects.notificationListsThemAsRefreshed") { env in
+            // Core Data lists the objects a refetch refreshed in the objects-did-change
+            // notification's refreshed set, as a refresh(_:mergeChanges:) does.
+            let (adaID, bobID) = try FaultingScenarios.seedAdaAndBob(env)
+            let context = env.newContext()
+            let notes = SharedValue<[Set<ObjectID>]>([])
+            let observer = NotificationCenter.default.addObserver(forName: .objectGraphObjectsDidChange, object: context, queue: nil) { note in
+                guard let changes = note.userInfo?[ObjectsDidChange.key] as? ObjectsDidChange else { return }
+                let refreshed = Set(changes.refreshed.map(\.objectID))
+                notes.update { $0.append(refreshed) }
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            let ada = try context.performAndWait {
+                let ada = try context.existingObject(with: adaID) as! Student
+                ada.age = 50  // loaded, with an unsaved change; Bob not registered
+                return ada
+            }
+            try rename(env, [adaID: "Ann", bobID: "Robert"])
+            notes.update { $0 = [] }
+            try context.performAndWait {
+                _ = try context.fetch(FetchRequest<Student>())
+            }
+            try check(notes.get().allSatisfy(\.isEmpty), "a plain refetch refreshes nothing: \(notes.get())")
+            notes.update { $0 = [] }
+            try context.performAndWait {
+                var request = FetchRequest<Student>()
+                request.shouldRefreshRefetchedObjects = true
+                _ = try context.fetch(request)
+                try checkEqual(ada.name, "Ann", "Ada refreshed")
+            }
+            try checkEqual(notes.get().last, [adaID], "the notification lists the refetched loaded object, not one the fetch first loaded")
+            notes.update { $0 = [] }
+            try context.performAndWait {
+                var request = FetchRequest<Student>(sortKeys: [SortKey("name")])
+                request.fetchBatchSize = 1
+                request.shouldRefreshRefetchedObjects = true
+                let batched = try context.fetchBatched(request)
+                _ = batched.map(\.name)
+            }
+            try checkEqual(notes.get().last, [adaID], "fetchBatched's refreshed objects too (Bob, still a fault, was loaded, not refreshed)")
+        },
     ]
 
     /// Renames the students `names` names through a context of its own, and saves.

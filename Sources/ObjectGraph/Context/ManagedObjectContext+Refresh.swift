@@ -34,7 +34,7 @@ extension ManagedObjectContext {
         coordinator.rowCache.remove(object.objectID)
         if !object.isDeletedStorage { changeLog.refreshed(object) }
         if mergeChanges && object.hasChanges {
-            try? reloadKeepingChanges([object])
+            _ = try? reloadKeepingChanges([object])
         } else {
             discardChangesAndFault(object)
         }
@@ -58,18 +58,20 @@ extension ManagedObjectContext {
             if !object.isDeletedStorage { changeLog.refreshed(object) }
             if object.hasChanges { changed.append(object) } else { discardChangesAndFault(object) }
         }
-        try? reloadKeepingChanges(changed)
+        _ = try? reloadKeepingChanges(changed)
     }
 
     /// A fetch's `shouldRefreshRefetchedObjects`: the objects it returned that were already
     /// loaded here (pending inserts and deletions aside) take the stored rows under their
     /// unsaved changes. Their cached rows are dropped first, so the rows are the store's now,
-    /// not what the row cache kept from before.
+    /// not what the row cache kept from before. As in Core Data, the next objects-did-change
+    /// notification lists the objects so refreshed (``ObjectsDidChange/refreshed``), as it
+    /// lists those of ``refresh(_:mergeChanges:)``.
     func refreshRefetched(_ objects: [ManagedObject]) throws {
         let stored = objects.filter { !$0.isInsertedStorage && !$0.isDeletedStorage && !$0.objectID.isTemporary }
         guard !stored.isEmpty else { return }
         coordinator.rowCache.remove(stored.map(\.objectID))
-        try reloadKeepingChanges(stored)
+        for object in try reloadKeepingChanges(stored) { changeLog.refreshed(object) }
     }
 
     /// Installs the stored rows of `objects` under their unsaved changes, in one read. An
@@ -79,23 +81,27 @@ extension ManagedObjectContext {
     /// and taking the stored version as read let the save pass over a member another context
     /// added since (stored naming the deleted row) instead of reporting the conflict.
     /// A failed read throws with nothing changed (a refresh, which cannot throw, then leaves
-    /// the objects as they are).
-    private func reloadKeepingChanges(_ objects: [ManagedObject]) throws {
+    /// the objects as they are). Returns the loaded objects that took a stored row.
+    private func reloadKeepingChanges(_ objects: [ManagedObject]) throws -> [ManagedObject] {
         var loaded: [ManagedObject] = []
         for object in objects where !object.isDeletedStorage {
             if object.isFaultStorage { rereadLoadedMembers(ofFault: object) } else { loaded.append(object) }
         }
-        guard !loaded.isEmpty else { return }
+        guard !loaded.isEmpty else { return [] }
         let rows = try coordinator.snapshots(for: loaded.map(\.objectID))
         statisticsStorage.storeRoundTrips += 1
         var fresh: [ObjectID: RowSnapshot] = [:]
         fresh.reserveCapacity(rows.count)
         for row in rows { fresh[row.objectID] = row }
+        var reloaded: [ManagedObject] = []
+        reloaded.reserveCapacity(loaded.count)
         for object in loaded {
             guard let row = fresh[object.objectID] else { continue }
             install(row, keepingChangesOf: object)
             undoStackStorage?.rebase(object, onto: row)
+            reloaded.append(object)
         }
+        return reloaded
     }
 
     /// Drops the to-many members `object`, a fault, holds loaded, so that they are read again

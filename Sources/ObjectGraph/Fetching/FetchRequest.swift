@@ -41,8 +41,9 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// values the store holds now (Core Data's `shouldRefreshRefetchedObjects`), as
     /// ``ManagedObjectContext/refresh(_:mergeChanges:)`` with `mergeChanges: true` does: their
     /// unsaved changes stay on top, and loaded to-many relationships are read again when next
-    /// touched (those of a returned fault too, which reading them did not fire). `false` (the
-    /// default) leaves such objects as they are, as Core Data does.
+    /// touched (those of a returned fault too, which reading them did not fire); the next
+    /// objects-did-change notification lists them as refreshed, as Core Data's does. `false`
+    /// (the default) leaves such objects as they are, as Core Data does.
     public var shouldRefreshRefetchedObjects = false
     /// Relationship key paths whose destinations are loaded along with the results (with each
     /// batch, for ``ManagedObjectContext/fetchBatched(_:)``).
