@@ -179,6 +179,57 @@ extension FaultingScenarios {
                 try checkEqual(try reader.fetch(FetchRequest<Student>()).map(\.name), ["Bob"], "the store is as the other context left it")
             }
         },
+        ConformanceScenario("faulting.inaccessible.objectsLetGoReadEmptyThroughTypedAccessors") { env in
+            // A list screen holds messages (one read, one still a fault) when a background
+            // import deletes their chat and the view merges it: the rows redraw before the
+            // list drops them. Typed reads of objects their context let go (merged deletes,
+            // its own saved deletes, a reset) answer no destinations, and a fault's attributes
+            // read empty (a loaded object's read what it held); a to-one or to-many read, and
+            // an attribute read of a fault, stopped the process.
+            let setup = env.newContext()
+            let (chatID, messageIDs) = try setup.performAndWait {
+                let chat = Chat(context: setup); chat.title = "c"
+                let messages = (0..<2).map { i in
+                    let message = Message(context: setup); message.text = "m\(i)"; message.chat = chat; return message
+                }
+                try setup.save()
+                return (chat.objectID, messages.map(\.objectID))
+            }
+            let view = env.newContext("view")
+            view.automaticallyMergesChangesFromParent = true
+            let (chat, read, fault) = try view.performAndWait {
+                let chat = try view.existingObject(with: chatID) as! Chat
+                let read = try view.existingObject(with: messageIDs[0]) as! Message
+                try checkEqual(read.chat, chat, "loaded")
+                return (chat, read, view.object(with: messageIDs[1]) as! Message)
+            }
+            try deleteElsewhere(env, chatID)
+            try view.performAndWait {
+                try check(read.managedObjectContext == nil && fault.managedObjectContext == nil, "the merge let the cascade's objects go")
+                try check(read.chat == nil && fault.chat == nil, "their to-one reads no destination")
+                try check(chat.messages.isEmpty && chat.members.isEmpty && chat.$messages.count == 0, "the chat's to-manys read no members")
+                try checkEqual(fault.text, "", "a fault's required string reads empty")
+                try checkEqual(fault.sentAt, nil, "a fault's optional attribute reads nil")
+                try check(!view.hasChanges, "nothing to save")
+            }
+            // The context's own saved delete, and a reset, let objects go the same way.
+            let own = env.newContext()
+            let (ownMessage, kept) = try own.performAndWait {
+                let message = Message(context: own); message.text = "own"
+                let chat = Chat(context: own); chat.title = "own"; message.chat = chat
+                let kept = Message(context: own); kept.text = "kept"; kept.chat = chat
+                try own.save()
+                own.delete(message)
+                try own.save()
+                return (message, own.object(with: kept.objectID) as! Message)
+            }
+            try own.performAndWait {
+                try check(ownMessage.chat == nil, "a deleted and saved object's to-one reads no destination")
+                own.refresh(kept, mergeChanges: false)
+                own.reset()
+                try check(kept.isFault && kept.text == "" && kept.chat == nil, "a fault of a reset context reads empty")
+            }
+        },
     ]
 
     /// Stores Ada (30, tagged) and Bob (41); their IDs.

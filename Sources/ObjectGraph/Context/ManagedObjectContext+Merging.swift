@@ -30,11 +30,11 @@ extension ManagedObjectContext {
     ///   (so saving them later does not conflict with the merged save). Loaded to-many
     ///   relationships are reloaded when next touched.
     /// - Deleted objects leave the context: their unsaved changes here are dropped, references
-    ///   to them from other objects are cleared, and touching one afterwards throws
-    ///   ``ObjectGraphError/Code/objectInaccessible`` (typed accessors stop with that message)
-    ///   — never a crash inside the framework. A fault for such an ID, fired, becomes a
-    ///   deleted object with empty values (or fails with ``ObjectGraphError/Code/objectNotFound``:
-    ///   see ``shouldDeleteInaccessibleFaults``).
+    ///   to them from other objects are cleared, and touching one afterwards through key-value
+    ///   access throws ``ObjectGraphError/Code/objectInaccessible``; its typed accessors read
+    ///   no destinations (and empty values, if it was still a fault) — never a crash. A new
+    ///   fault for such an ID, fired, becomes a deleted object with empty values (or fails with
+    ///   ``ObjectGraphError/Code/objectNotFound``: see ``shouldDeleteInaccessibleFaults``).
     /// - Inserted objects need nothing: fetches find them in the store.
     ///
     /// Afterwards ``Foundation/Notification/Name/objectGraphObjectsDidChange`` lists the

@@ -58,9 +58,11 @@ public struct Attribute<Value: AttributeValueConvertible>: ManagedPropertyWrappe
     static func unrepresentable(_ stored: AttributeValue, of attribute: AttributeDescription, in object: ManagedObject) -> Value {
         // A key-path probe's prototype, of a type its placeholder does not fit.
         if let placeholder = KeyPathProbe.fallback(Value.self, for: object) { return placeholder }
-        // An inaccessible fault the context deleted holds nil everywhere; a non-optional type
-        // reads its empty value (see ManagedObjectContext.shouldDeleteInaccessibleFaults).
-        if object.isVanishedStorage, let empty = KeyPathProbe.emptyValue(Value.self, of: attribute) { return empty }
+        // An inaccessible fault the context deleted holds nil everywhere, as does a fault that
+        // left its context unread; a non-optional type reads its empty value (see
+        // ManagedObjectContext.shouldDeleteInaccessibleFaults).
+        if object.isVanishedStorage || (object.leftItsContext && object.isFaultStorage),
+           let empty = KeyPathProbe.emptyValue(Value.self, of: attribute) { return empty }
         ManagedObject.trap("\(object.entity.name).\(attribute.name) holds a \(stored.kindName) value (\(attribute.type.rawValue) attribute), which @Attribute var \(attribute.name): \(Value.self) cannot represent")
     }
 }
@@ -121,8 +123,13 @@ extension ManagedObject {
         if !isFaultStorage && isHeldByCurrentThread { return attributeValues[attribute.slot] }
         let inContext: Void? = withContext("reading", attribute.name) { try $0.fulfillFaultForAccess(self) }
         if inContext == nil && isFaultStorage {
-            // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
+            // A `#Predicate` key-path probe reads here.
             if let placeholder = KeyPathProbe.recordAttribute(attribute, of: self) { return placeholder }
+            // A fault that left its context unread (deleted by a save here, or by another
+            // context's save merged here, or its context reset) is what a list holding objects
+            // meets after a background delete: it reads empty, as a deleted object read in its
+            // context does, instead of stopping the process.
+            if leftItsContext { return .null }
             ManagedObject.trap("reading \(objectID).\(attribute.name): the object is not in a context (deleted and saved, or its context was reset) and has no values")
         }
         return attributeValues[attribute.slot]

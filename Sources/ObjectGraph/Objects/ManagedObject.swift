@@ -130,6 +130,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var isWillSaveCalledStorage: Bool { get { state.contains(.willSaveCalled) } set { state.update(.willSaveCalled, newValue) } }
     final var isDeletedByCascadeStorage: Bool { get { state.contains(.cascaded) } set { state.update(.cascaded, newValue) } }
     final var isVanishedStorage: Bool { get { state.contains(.vanished) } set { state.update(.vanished, newValue) } }
+    /// Whether the object was let go by its context — deleted by a save there or by another
+    /// context's save it merged, a discarded insert, or its context reset — rather than being
+    /// in no context by mistake (never inserted, or its context deallocated): typed reads of
+    /// such an object answer empty values instead of stopping the process.
+    final var leftItsContext: Bool { isInaccessibleStorage && contextStorage == nil }
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses

@@ -158,8 +158,8 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
             let token = object[keyPath: storageKeyPath].token
             if Value.isToMany {
                 // Built from the members as they are reached, without gathering them into an
-                // array first; outside a context (a key-path probe, or a programming error) the
-                // general path below answers.
+                // array first; outside a context (a key-path probe, an object its context let
+                // go, or a programming error) the general path below answers.
                 let relationship = object.wrappedRelationship(Object.self, token, declared: Value.self)
                 var value: Value?? = nil
                 object.withRelatedObjects(relationship) { count, objects in value = .some(Value.make(count: count, objects)) }
@@ -335,6 +335,10 @@ extension ManagedObject {
         }
         if let destination { return destination }
         if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects.first }
+        // Out of its context there is none to hand the destination out from: an object that
+        // left it reads no destination (as Core Data's deleted and saved objects do), where it
+        // stopped the process though its attributes still read.
+        if leftItsContext { return nil }
         ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
     }
 
@@ -346,8 +350,10 @@ extension ManagedObject {
             return toOneValues[relationship.slot].map { [context.reachedObject($0)] } ?? []
         }
         if let destinations { return destinations }
-        // Never reached in ordinary use; a `#Predicate` key-path probe reads here.
+        // A `#Predicate` key-path probe reads here.
         if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects }
+        // An object that left its context reads no members (see readToOne).
+        if leftItsContext { return [] }
         ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
     }
 
