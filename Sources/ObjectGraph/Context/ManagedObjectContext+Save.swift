@@ -1,7 +1,7 @@
 import Foundation
 import OrderedCollections
 
-/// Saving, rolling back and resetting.
+/// Saving (rolling back and resetting are in ManagedObjectContext+Rollback.swift).
 extension ManagedObjectContext {
     /// Saves every pending change in one atomic change set per store.
     ///
@@ -393,71 +393,5 @@ extension ManagedObjectContext {
         var taken = RowSnapshot(objectID: row.objectID, version: 0, attributes: [], toOne: [])
         swap(&taken, &row)
         return taken
-    }
-
-    /// Discards every unsaved change: inserted objects leave the context, changed and deleted
-    /// ones become faults again holding what the store holds.
-    public func rollback() {
-        requireQueue("rollback()")
-        for object in insertedStorage {
-            unregister(object)
-            object.contextStorage = nil
-            object.isInsertedStorage = false
-        }
-        for object in discardedInserts.values {
-            unregister(object)
-            object.contextStorage = nil
-            object.isDeletedStorage = false
-        }
-        for object in Array(updatedStorage.values) + Array(deletedStorage) {
-            object.isUpdatedStorage = false
-            object.isDeletedStorage = false
-            object.turnIntoFaultCallingHooks()
-        }
-        insertedStorage.removeAll()
-        updatedStorage = [:]
-        deletedStorage.removeAll()
-        pendingDeletes = []
-        discardedInserts = [:]
-        uniquenessMerges = []
-        handedOverIDs = [:]
-        changeLog.discard()
-        undoStackStorage?.removeAllActions()
-    }
-
-    /// Forgets every object: the context returns to its freshly created state. Objects the app
-    /// still holds are detached (touching them throws or stops with "objectInaccessible").
-    public func reset() {
-        requireQueue("reset()")
-        // Unsaved changes are forgotten with the objects: a detached object is no longer
-        // inserted, updated or deleted (it kept saying so, with `hasChanges` true, though no
-        // save can ever store it), as rollback leaves the objects it detaches.
-        for object in Array(insertedStorage) + Array(updatedStorage.values) + Array(deletedStorage) + Array(discardedInserts.values) {
-            object.isInsertedStorage = false
-            object.isUpdatedStorage = false
-            object.isDeletedStorage = false
-        }
-        for object in liveRegisteredObjects() {
-            object.contextStorage = nil
-            object.isInaccessibleStorage = true
-        }
-        // Released after the registry is empty again (see ObjectRegistry).
-        let registered = registry.removeAll()
-        recentlyReached = []
-        recentlyReachedNext = 0
-        reachedCache.removeAll()
-        batchGroups = [:]
-        retained = [:]
-        sweepThreshold = 4096
-        undoStackStorage?.removeAllActions()
-        insertedStorage.removeAll()
-        updatedStorage = [:]
-        deletedStorage.removeAll()
-        pendingDeletes = []
-        discardedInserts = [:]
-        uniquenessMerges = []
-        handedOverIDs = [:]
-        changeLog.discard()
-        withExtendedLifetime(registered) {}
     }
 }
