@@ -226,6 +226,8 @@ final class NotificationLog: Sendable {
         var updated: Set<ObjectID>
         var deleted: Set<ObjectID>
         var malformed: Bool
+        var refreshed: Set<ObjectID> = []
+        var invalidatedAll = false
     }
 
     private let entries = Guarded<[Entry]>([])
@@ -245,7 +247,8 @@ final class NotificationLog: Sendable {
             }
             self.append(.init(
                 inserted: Set(changes.inserted.map(\.objectID)), updated: Set(changes.updated.map(\.objectID)),
-                deleted: Set(changes.deleted.map(\.objectID)), malformed: false))
+                deleted: Set(changes.deleted.map(\.objectID)), malformed: false,
+                refreshed: Set(changes.refreshed.map(\.objectID)), invalidatedAll: changes.invalidatedAll))
         }
     }
 }

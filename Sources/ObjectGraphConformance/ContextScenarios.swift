@@ -6,7 +6,7 @@ import ObjectGraph
 /// Lifecycle hooks, notifications and several contexts are in ContextScenarios+Events.swift;
 /// what a save calls and what detached objects report, in ContextScenarios+Lifecycle.swift.
 enum ContextScenarios {
-    static let all: [ConformanceScenario] = core + events + lifecycle + refresh + refreshEvents + changeEvents + transients + committedMembers
+    static let all: [ConformanceScenario] = core + events + lifecycle + refresh + refreshEvents + changeEvents + discardEvents + transients + committedMembers
 
     static let core: [ConformanceScenario] = [
         ConformanceScenario("context.uniquing.oneInstancePerRecord") { env in

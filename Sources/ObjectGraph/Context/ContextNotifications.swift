@@ -65,6 +65,10 @@ public struct ObjectsDidChange {
     }
     /// Objects that left the context because a merged save deleted their records.
     public var invalidated: Set<ManagedObject> = []
+    /// Whether every object of the context was invalidated (Core Data's
+    /// `NSInvalidatedAllObjectsKey`): ``ManagedObjectContext/reset()`` posts it, with empty
+    /// sets, and every object an observer holds from the context is detached.
+    public var invalidatedAll = false
 }
 
 /// What a save wrote, by object ID.
