@@ -35,13 +35,22 @@ extension ManagedObjectContext {
     ///   no destinations (and empty values, if it was still a fault) — never a crash. A new
     ///   fault for such an ID, fired, becomes a deleted object with empty values (or fails with
     ///   ``ObjectGraphError/Code/objectNotFound``: see ``shouldDeleteInaccessibleFaults``).
-    /// - Inserted objects need nothing: fetches find them in the store.
+    /// - Inserted objects are registered here as faults, as Core Data's merge "faults in"
+    ///   newly inserted objects (fetches would find them in the store anyway): that is what
+    ///   lets the notification name them.
     ///
-    /// Afterwards ``Foundation/Notification/Name/objectGraphObjectsDidChange`` lists the
-    /// objects refreshed and invalidated (``ObjectsDidChange/refreshed``, ``ObjectsDidChange/invalidated``).
+    /// Afterwards ``Foundation/Notification/Name/objectGraphObjectsDidChange`` lists, as Core
+    /// Data's merge does, the inserted objects that were not registered here before the merge
+    /// in ``ObjectsDidChange/inserted`` (one already registered was announced when it came),
+    /// the deleted (and uniqueness-merged) objects that were registered in
+    /// ``ObjectsDidChange/deleted`` and, since they left the context, in
+    /// ``ObjectsDidChange/invalidated`` as well, and the updated objects given the stored values
+    /// in ``ObjectsDidChange/refreshed``. An observer keeping a list of objects from these
+    /// notifications sees the other context's inserts and deletions (it saw neither before).
     public func mergeChanges(fromContextDidSave changes: ContextDidSave) throws {
         try checkQueue("mergeChanges(fromContextDidSave:)")
         var invalidated: Set<ManagedObject> = []
+        var inserted: Set<ManagedObject> = []
         if !changes.deletedIDs.isEmpty {
             for id in changes.deletedIDs {
                 coordinator.rowCache.remove(id)
@@ -67,8 +76,12 @@ extension ManagedObjectContext {
         if changes.origin != coordinator.saveOrigin && !changes.updatedIDs.isEmpty {
             coordinator.rowCache.remove(changes.updatedIDs)
         }
+        for id in changes.insertedIDs {
+            let (object, isNew) = lookUpOrFault(id)
+            if isNew { inserted.insert(object) }
+        }
         var refreshed: Set<ManagedObject> = []
-        defer { postMerged(refreshed: refreshed, invalidated: invalidated) }
+        defer { postMerged(inserted: inserted, refreshed: refreshed, invalidated: invalidated) }
         var stale: [ManagedObject] = []
         for id in changes.updatedIDs {
             guard let object = registeredLive(id), object.belongs(to: self), !object.isDeletedStorage else { continue }
@@ -107,10 +120,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Tells observers which objects a merge refreshed or invalidated.
-    private func postMerged(refreshed: Set<ManagedObject>, invalidated: Set<ManagedObject>) {
-        guard !refreshed.isEmpty || !invalidated.isEmpty else { return }
-        let changes = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: refreshed, invalidated: invalidated)
+    /// Tells observers which objects a merge brought in, refreshed or invalidated (those are
+    /// the deleted ones too: see ``mergeChanges(fromContextDidSave:)``).
+    private func postMerged(inserted: Set<ManagedObject>, refreshed: Set<ManagedObject>, invalidated: Set<ManagedObject>) {
+        guard !inserted.isEmpty || !refreshed.isEmpty || !invalidated.isEmpty else { return }
+        let changes = ObjectsDidChange(inserted: inserted, updated: [], deleted: invalidated, refreshed: refreshed, invalidated: invalidated)
         NotificationCenter.default.post(name: .objectGraphObjectsDidChange, object: self, userInfo: [ObjectsDidChange.key: changes])
     }
 
