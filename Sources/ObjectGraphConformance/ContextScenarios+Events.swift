@@ -139,6 +139,34 @@ extension ContextScenarios {
             try checkEqual(entries.count, 1, "the change after the rollback is reported")
             try checkEqual(entries.first?.updated ?? [], [saved], "updated after the rollback")
         },
+        ConformanceScenario("context.notifications.changeOfAnAnnouncedInsertIsAnUpdate") { env in
+            // An unsaved insert changed after a notification announced it is updated in the
+            // event that changed it (its changedValuesForCurrentEvent() says so), and is still
+            // no update in the event that inserted it.
+            let context = env.newContext()
+            let log = NotificationLog()
+            let observer = log.observeObjectsDidChange(of: context)
+            defer { NotificationCenter.default.removeObserver(observer) }
+            let bob = try context.performAndWait {
+                let bob = Student(context: context); bob.name = "Bob"
+                bob.age = 1
+                try context.processPendingChanges()
+                return bob
+            }
+            var entries = log.take()
+            try checkEqual(entries.first?.updated, [], "changed in the event that inserted it: only inserted")
+            let id = try context.performAndWait {
+                bob.age = 2
+                try checkEqual(Set(try bob.changedValuesForCurrentEvent().keys), ["age"], "the event's change")
+                return bob.objectID
+            }
+            entries = log.take()
+            try checkEqual(entries.count, 1, "the change is posted: \(entries)")
+            try checkEqual(entries.first?.updated, [id], "as an update")
+            try checkEqual(entries.first?.inserted, [], "not as a second insert")
+            context.performAndWait { context.delete(bob) }
+            try checkEqual(log.take().first?.deleted, [id], "and its deletion, later, as a deletion")
+        },
         ConformanceScenario("context.notifications.didSave") { env in
             let context = env.newContext()
             let log = NotificationLog()

@@ -46,6 +46,13 @@ extension UndoScenarios {
             try checkEqual(undoneInsert.deleted, [newID], "an undone insert leaves")
             let redoneInsert = try step("redoing it") { try context.redo() }
             try checkEqual(redoneInsert.inserted, [newID], "a redone insert comes back")
+            try context.performAndWait {
+                (context.object(with: newID) as! Student).name = "Robert"
+                try context.processPendingChanges()
+            }
+            let undoneChange = try step("undoing a change of the insert") { try context.undo() }
+            try checkEqual(undoneChange.updated, [newID], "an undone change of an announced insert is an update")
+            try checkEqual(undoneChange.inserted, [], "not a second insert")
         },
     ]
 }

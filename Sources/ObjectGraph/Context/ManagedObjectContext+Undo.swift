@@ -124,7 +124,7 @@ extension ManagedObjectContext {
     private func restore(_ object: ManagedObject, to state: ObjectState) {
         // Putting a state back changes the object in this event, as any change does.
         noteChangeInEvent(object)
-        let wasDeleted = object.isDeletedStorage
+        let (wasInserted, wasDeleted) = (object.isInsertedStorage, object.isDeletedStorage)
         insertedStorage.remove(object)
         updatedStorage.removeValue(forKey: object.objectID)
         deletedStorage.remove(object)
@@ -165,20 +165,20 @@ extension ManagedObjectContext {
         } else if state.isDeleted {
             deletedStorage.insert(object)
         }
-        announceRestored(object, to: state, wasDeleted: wasDeleted)
+        announceRestored(object, to: state, wasInserted: wasInserted, wasDeleted: wasDeleted)
     }
 
     /// Lists a restored `object` in the event as what the restore did to it, as Core Data's
     /// undo reports it: a deletion undone brings the object back (inserted), one redone takes
-    /// it away again (deleted); other states changed it (updated, or inserted if it is an
-    /// unsaved insert). Reported as updated, an observer keeping a list from the notifications
-    /// never saw an undone deletion come back nor a redone one go. (Undone and redone in one
-    /// event, the object is in neither set: the change log's rule for an insert deleted in
-    /// its own event.)
-    private func announceRestored(_ object: ManagedObject, to state: ObjectState, wasDeleted: Bool) {
+    /// it away again (deleted), as does an insert redone (inserted); other states changed it
+    /// (updated, an unsaved insert too, as ``markUpdated(_:)`` reports one). Reported as
+    /// updated, an observer keeping a list from the notifications never saw an undone
+    /// deletion come back nor a redone one go. (Undone and redone in one event, the object is
+    /// in neither set: the change log's rule for an insert deleted in its own event.)
+    private func announceRestored(_ object: ManagedObject, to state: ObjectState, wasInserted: Bool, wasDeleted: Bool) {
         if state.isDeleted && !wasDeleted {
             changeLog.deleted(object)
-        } else if state.isInserted || (wasDeleted && !state.isDeleted) {
+        } else if (state.isInserted && !wasInserted) || (wasDeleted && !state.isDeleted) {
             changeLog.inserted(object)
         } else {
             changeLog.updated(object)

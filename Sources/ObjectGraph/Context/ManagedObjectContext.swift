@@ -580,7 +580,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     func markUpdated(_ object: ManagedObject) {
-        guard !object.isInsertedStorage, !object.isDeletedStorage else { return }
+        guard !object.isInsertedStorage, !object.isDeletedStorage else {
+            // An unsaved insert changed after a notification announced it is updated in this
+            // event, as `changedValuesForCurrentEvent()` already said (observers were never
+            // told). One inserted in this very event is not: it is only inserted. A bit test,
+            // for the common case of setting up a new object.
+            if object.isInsertedStorage && object.changeLogMarks & ChangeLog.Mark.inserted == 0 { changeLog.updated(object) }
+            return
+        }
         if !object.isUpdatedStorage {
             object.isUpdatedStorage = true
             updatedStorage[object.objectID] = object
