@@ -167,6 +167,36 @@ extension ContextScenarios {
             context.performAndWait { context.delete(bob) }
             try checkEqual(log.take().first?.deleted, [id], "and its deletion, later, as a deletion")
         },
+        ConformanceScenario("context.notifications.willSave") { env in
+            // Core Data's NSManagedObjectContextWillSave: posted once a save has something to
+            // save, before the objects' willSave and the did-save; what its observer changes
+            // is saved too.
+            let context = env.newContext()
+            let order = SharedValue<[String]>([])
+            let willSave = NotificationCenter.default.addObserver(forName: .objectGraphContextWillSave, object: context, queue: nil) { note in
+                order.update { $0.append("willSave") }
+                guard let saving = note.object as? ManagedObjectContext, order.get().count == 1 else { return }
+                let tag = Tag(context: saving); tag.label = "added by an observer"
+            }
+            defer { NotificationCenter.default.removeObserver(willSave) }
+            let didSave = NotificationCenter.default.addObserver(forName: .objectGraphContextDidSave, object: context, queue: nil) { _ in
+                order.update { $0.append("didSave") }
+            }
+            defer { NotificationCenter.default.removeObserver(didSave) }
+            try context.performAndWait {
+                let probe = Probe(context: context)
+                probe.onWillSave = { _ in order.update { $0.append("object.willSave") } }
+                try context.save()
+                try checkEqual(order.get(), ["willSave", "object.willSave", "didSave"], "the notification comes first, the did-save last")
+                try check(!context.hasChanges, "the observer's insert was saved with the rest")
+                try context.save()
+                try checkEqual(order.get().count, 3, "a save with nothing to save posts nothing")
+            }
+            let reader = env.newContext()
+            try reader.performAndWait {
+                try checkEqual(try reader.fetch(FetchRequest<Tag>()).map(\.label), ["added by an observer"], "stored")
+            }
+        },
         ConformanceScenario("context.notifications.didSave") { env in
             let context = env.newContext()
             let log = NotificationLog()

@@ -5,6 +5,12 @@ extension Notification.Name {
     /// deleted, each time pending changes are processed. `userInfo[ObjectsDidChange.key]` is an
     /// ``ObjectsDidChange``; observe it on the context's queue (it is delivered there).
     public static let objectGraphObjectsDidChange = Notification.Name("ObjectGraph.ObjectsDidChange")
+    /// Posted by a context (the notification's `object`, no `userInfo`) when a save is about to
+    /// begin, as Core Data's `NSManagedObjectContextWillSave`: on the context's queue, after
+    /// pending changes were processed and before any ``ManagedObject/willSave()``. An observer
+    /// may still change objects of the context, and the save stores those changes too. Not
+    /// posted by a save with nothing to save (which calls no hooks either).
+    public static let objectGraphContextWillSave = Notification.Name("ObjectGraph.ContextWillSave")
     /// Posted by a context after a successful save; `userInfo[ContextDidSave.key]` is a
     /// `Sendable` ``ContextDidSave`` listing object IDs, safe to pass to other contexts.
     public static let objectGraphContextDidSave = Notification.Name("ObjectGraph.ContextDidSave")

@@ -5,7 +5,9 @@ import OrderedCollections
 extension ManagedObjectContext {
     /// Saves every pending change in one atomic change set per store.
     ///
-    /// Order of work: apply delete rules; call ``ManagedObject/willSave()`` once on every
+    /// Order of work: apply delete rules; post
+    /// ``Foundation/Notification/Name/objectGraphContextWillSave`` (and process what its
+    /// observers changed); call ``ManagedObject/willSave()`` once on every
     /// object the save stores, including those another object's `willSave` (or the delete
     /// rules it set off) inserted, changed or deleted, and save the changes made there too;
     /// validate everything and throw one ``ValidationError`` with every violation; give
@@ -18,6 +20,11 @@ extension ManagedObjectContext {
     /// saved yet; any other failure of a later store's part leaves the earlier parts saved.
     public func save() throws {
         try checkQueue("save()")
+        try processPendingChanges()
+        guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
+        NotificationCenter.default.post(name: .objectGraphContextWillSave, object: self)
+        // What an observer changed is processed as any change (its deletions' rules applied,
+        // its own objects-did-change posted) before the save lists what it stores.
         try processPendingChanges()
         guard !insertedStorage.isEmpty || !updatedStorage.isEmpty || !deletedStorage.isEmpty else { return }
         try pairOneToOnes()
