@@ -93,8 +93,10 @@ extension ValidationScenarios {
             }
         },
         ConformanceScenario("validation.uniqueness.upsert.childContext") { env in
-            // A child's save merges into what its parent holds: a stored row, or an object the
-            // parent inserted and has not saved yet. The parent's save then stores one row each.
+            // A child's save lands in its parent unchecked (as in Core Data); the parent, the
+            // root, merges the child's authors under its own policy when it saves: into a stored
+            // row, or into an object it inserted and has not saved yet. One row each. (The
+            // child's policy plays no part: see ValidationScenarios+UpsertNested.)
             try UpsertStore.open(env) { container in
                 try UpsertStore.storeAnn(container)
                 let parent = UpsertStore.context(container, .objectTrumps)

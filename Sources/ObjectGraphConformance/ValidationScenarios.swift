@@ -5,7 +5,7 @@ import ObjectGraph
 /// wrong value types refused when set, every violation of a save collected into one
 /// ``ValidationError``, and a failed save leaving the store untouched.
 enum ValidationScenarios {
-    static let all: [ConformanceScenario] = basic + uniqueness + upsert + upsertGraph + upsertAudit + upsertContexts + explicit + custom + wholeObjects + deletedMembers
+    static let all: [ConformanceScenario] = basic + uniqueness + upsert + upsertGraph + upsertAudit + upsertContexts + upsertNested + explicit + custom + wholeObjects + deletedMembers
 
     static let basic: [ConformanceScenario] = [
         ConformanceScenario("validation.requiredAttributeNil") { env in

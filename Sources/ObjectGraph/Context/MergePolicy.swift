@@ -63,6 +63,9 @@
 /// - **races**: the store's write re-checks the constraints; a save that finds a row another
 ///   save stored after its validation validates again and merges into that row, so racing
 ///   upserts through one coordinator or several end in one row;
+/// - **nested contexts**: constraints are checked by the root context's save, under the
+///   root's policy, as Core Data's coordinator checks them; a child's save into its parent
+///   checks none, so what a child (or two siblings) inserted is merged, or refused, there;
 /// - only inserted objects are merged away: a stored object changed to collide with another
 ///   stored row is refused (1551) under every policy, since resolving it would delete a row.
 /// A save with other validation errors merges nothing and throws them all; a merge whose

@@ -21,11 +21,18 @@ struct Validator {
         if context.model.hasBoundClasses { validateWholeObjects(objects, deleted: deleted) }
         // (Skipped without constraints: walking every saved object's entity for its empty
         // constraint list retained both, a tenth of validating a bulk insert, perf.)
-        if context.model.hasUniquenessConstraints { try validateUniqueness(objects) }
+        // A child's save into its parent checks no constraint, as in Core Data, where the
+        // coordinator enforces them when the root context saves to the store: the root's
+        // merge policy then resolves what the child inserted. Checked here, under the child's
+        // own policy (the error policy by default), an upsert made in a child failed at the
+        // child's save, and two siblings inserting one value failed at the second's save,
+        // before the root's policy could merge them.
+        if context.model.hasUniquenessConstraints && context.parentStorage == nil { try validateUniqueness(objects) }
     }
 
     /// Uniqueness constraints (code 1551): no two live objects — unsaved ones in this context,
-    /// or stored ones not deleted or changed here — may share the constrained values.
+    /// or stored ones not deleted or changed here — may share the constrained values. Run by
+    /// a root context's save only (see `validate(changed:deleted:)`).
     private mutating func validateUniqueness(_ objects: [ManagedObject]) throws {
         var seen: [UniquenessKey: ManagedObject] = [:]
         for object in objects where !object.isFaultStorage {
