@@ -6,7 +6,7 @@ import Synchronization
 /// updates keep the receiver's unsaved changes; merged deletes make objects inaccessible with a
 /// thrown error.
 enum MergeScenarios {
-    static let all: [ConformanceScenario] = basic + history + events
+    static let all: [ConformanceScenario] = basic + history + events + deletedElsewhere
 
     static let basic: [ConformanceScenario] = [
         ConformanceScenario("merge.manual.updateKeepsLocalChanges") { env in

@@ -350,8 +350,10 @@ extension ManagedObjectContext {
     /// running them here would reach its members as this context last loaded them — a cascade
     /// then deleted objects the other save had moved away (their fresh faults read rows with
     /// current versions, so no conflict stopped the save: silent data loss).
-    /// `keepingStoredToOnes`: see ``clearReferences(to:keepingStoredToOnes:)``.
-    func dropObjectsDeletedElsewhere(_ ids: Set<ObjectID>, keepingStoredToOnes: Bool = false) throws {
+    /// `keepingStoredToOnes`: see ``clearReferences(to:keepingStoredToOnes:)``. `rowsDeleted`:
+    /// the rows were deleted (false for upsert losers merged into another row), so a later
+    /// `delete(_:)` of the objects is already done (see ``ManagedObject/leftAsDeletedInStore``).
+    func dropObjectsDeletedElsewhere(_ ids: Set<ObjectID>, keepingStoredToOnes: Bool = false, rowsDeleted: Bool = true) throws {
         if !pendingDeletes.isEmpty { pendingDeletes.removeAll { ids.contains($0.objectID) } }
         for id in ids {
             guard let object = registeredLive(id) else { continue }
@@ -364,6 +366,7 @@ extension ManagedObjectContext {
             unregister(object)
             object.contextStorage = nil
             object.isInaccessibleStorage = true
+            if rowsDeleted { object.deletedPosition = ManagedObject.deletedInStorePosition }
         }
         clearReferences(to: ids, keepingStoredToOnes: keepingStoredToOnes)
         undoStackStorage?.forget(ids)

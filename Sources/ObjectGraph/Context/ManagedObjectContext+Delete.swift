@@ -9,9 +9,16 @@ import Foundation
 extension ManagedObjectContext {
     /// Marks `object` deleted. Its delete rules are applied when pending changes are processed;
     /// a ``DeleteRule/deny`` relationship that still has a destination fails the save (code 1600).
+    ///
+    /// An object its context let go because another save deleted its row (a merged deletion,
+    /// or one a save found) is already deleted in the store, and deleting it does nothing: a
+    /// swipe-to-delete racing a background delete is a race the app cannot rule out, and its
+    /// outcome is the one the caller asked for. Any other object of another context, or of
+    /// none (its context reset or deallocated, or never inserted), stops the process.
     public func delete(_ object: ManagedObject) {
         requireQueue("delete(\(object.objectID))")
         guard object.belongs(to: self) else {
+            if object.leftAsDeletedInStore { return }
             ManagedObject.trap("delete(\(object.objectID)): the object belongs to another context (or none)")
         }
         // Deleted by the app now, whatever a cascade did before (see resolve(_:)).

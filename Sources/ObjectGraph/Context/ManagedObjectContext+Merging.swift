@@ -68,7 +68,7 @@ extension ManagedObjectContext {
                 coordinator.rowCache.remove(id)
                 if let object = registeredLive(id) { invalidated.insert(object) }
             }
-            try dropObjectsDeletedElsewhere(merged, keepingStoredToOnes: true)
+            try dropObjectsDeletedElsewhere(merged, keepingStoredToOnes: true, rowsDeleted: false)
         }
         // A save through another coordinator (another container on the same store file, or
         // another process) left this coordinator's cached rows of the objects it updated as

@@ -135,6 +135,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// in no context by mistake (never inserted, or its context deallocated): typed reads of
     /// such an object answer empty values instead of stopping the process.
     final var leftItsContext: Bool { isInaccessibleStorage && contextStorage == nil }
+    /// ``deletedPosition`` of an object its context let go because another save deleted its
+    /// row (a merged deletion, or one a save found): the field means nothing once the object
+    /// is in no context, and a flag of its own would make every object larger.
+    static let deletedInStorePosition: Int32 = -2
+    /// Whether the object left its context because its row was deleted by another save (see
+    /// ``deletedInStorePosition``), not by a reset, a save here or a discarded insert.
+    final var leftAsDeletedInStore: Bool { leftItsContext && deletedPosition == Self.deletedInStorePosition }
 
     /// Creates an object of `entity`; with a context, inserts it there (calling
     /// ``awakeFromInsert()``). Subclasses inherit this initializer; the framework also uses
