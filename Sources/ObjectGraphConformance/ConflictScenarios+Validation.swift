@@ -82,6 +82,56 @@ extension ConflictScenarios {
                 try checkEqual(players?.count, 3, "the stored roster keeps at most three players")
             }
         },
+        ConformanceScenario("conflicts.policyRetriesWhileOtherSavesLandInBetween") { env in
+            // Many writers on the same rows: between this save's resolution of a conflict and
+            // its retry, another save changes an object of it again. The policy resolves
+            // against that save too (it used to retry once and throw), as Core Data's policy
+            // saves do not fail on a version conflict.
+            let setup = env.newContext()
+            let (probeID, studentID) = try setup.performAndWait {
+                let probe = Probe(context: setup); probe.name = "seed"
+                let student = Student(context: setup); student.name = "Ada"; student.age = 36
+                try setup.save()
+                return (probe.objectID, student.objectID)
+            }
+            let writer = env.newContext("writer"), other = env.newContext("other")
+            writer.mergePolicy = .storeTrumps
+            let (probe, student) = try writer.performAndWait {
+                (try writer.existingObject(with: probeID) as! Probe, try writer.existingObject(with: studentID) as! Student)
+            }
+            try other.performAndWait {
+                (try other.existingObject(with: probeID) as! Probe).name = "theirs"
+                try other.save()
+            }
+            try writer.performAndWait {
+                // Store-trumps takes the probe's stored name, which is then validated again:
+                // that is after the first resolution and before the retry, where a second save
+                // changes the student, whose row the retry sends.
+                var interfered = false
+                probe.onValidate = { probe in
+                    guard probe.validatedNames.last == "theirs", !interfered else { return }
+                    interfered = true
+                    try? other.performAndWait {
+                        (try other.existingObject(with: studentID) as! Student).age = 50
+                        try other.save()
+                    }
+                }
+                defer { probe.onValidate = nil }
+                probe.name = "mine"
+                student.name = "Bea"
+                do { try writer.save() } catch let error as MergeConflictError {
+                    throw ScenarioFailure(message: "the store-trumps save failed on the second save: \(error)", file: #filePath, line: #line)
+                }
+                try check(interfered, "the second save landed between the resolution and the retry")
+                try check(!writer.hasChanges, "the save went through")
+            }
+            try checkEqual(try storedStudent(env, studentID).name, "Bea", "the writer's name, changed only there, is stored")
+            try checkEqual(try storedStudent(env, studentID).age, 50, "the second save's age is kept")
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                try checkEqual(try (fresh.existingObject(with: probeID) as! Probe).name, "theirs", "the stored name trumps")
+            }
+        },
     ]
 
     private static func violation(_ error: ValidationError, _ code: ValidationError.Code, _ objectID: ObjectID, _ key: String) -> Bool {

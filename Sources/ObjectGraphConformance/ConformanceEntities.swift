@@ -157,6 +157,9 @@ public final class Probe: ManagedObject {
     public var onWillSave: ((Probe) -> Void)?
     /// Extra work for ``didSave()``, after the hook is recorded (a scenario's own observations).
     public var onDidSave: ((Probe) -> Void)?
+    /// Extra work for ``validate(_:forKey:)``, after the name is recorded: a scenario acting at
+    /// a point inside a save (such as between a conflict's resolution and the retry).
+    public var onValidate: ((Probe) -> Void)?
 
     /// Records the hook and sets the starting name.
     public override func awakeFromInsert() {
@@ -204,6 +207,7 @@ public final class Probe: ManagedObject {
         guard key == "name" else { return }
         let name = value as? String ?? "<\(type(of: value))>"
         validatedNames.append(name)
+        onValidate?(self)
         if name == "forbidden" { throw ProbeNameRefused(name: name) }
         if name == "strict" {
             throw ValidationError(violations: [.init(code: .stringPatternMatching, objectID: objectID, key: key, message: "strict is refused by pattern")])

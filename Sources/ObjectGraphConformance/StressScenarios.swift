@@ -8,8 +8,9 @@ import ObjectGraph
 /// no reference to a missing record, and exactly the objects that the did-save notifications
 /// say were inserted and not deleted.
 ///
-/// Every context merges automatically and writers resolve conflicts by a merge policy; a save
-/// that still conflicts (a third writer got in between) is rolled back and counted. Objects
+/// Every context merges automatically and writers resolve conflicts by a merge policy (which
+/// retries while other writers keep getting in between); a save that still conflicts is
+/// rolled back and counted. Objects
 /// are touched through the throwing key-value API, since another thread may delete any of
 /// them at any moment.
 enum StressScenarios {

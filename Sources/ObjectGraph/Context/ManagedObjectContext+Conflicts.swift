@@ -3,7 +3,9 @@ import Foundation
 /// Optimistic locking at save: versions for every written row, and the merge policies.
 extension ManagedObjectContext {
     /// Sends the save's change set; on a version conflict, resolves it by ``mergePolicy``,
-    /// validates the resolved changes again and retries once with the new versions.
+    /// validates the resolved changes again and retries with the new versions — again while
+    /// other writers' saves keep landing in between (each retry follows one's success; Core
+    /// Data's policy saves do not fail). A conflict that repeats unchanged is thrown.
     func sendSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
         var inserted = inserted
         var updated = updated
@@ -16,29 +18,31 @@ extension ManagedObjectContext {
         // The stores whose part of this save landed: a conflict in one store's part leaves
         // the parts of the stores before it saved, and sending them again would fail.
         var landed: Set<String> = []
-        do {
-            try send(changes, landed: &landed)
-        } catch let error as StoreError where error.code == .conflict {
-            let conflicts = try describe(error)
-            guard mergePolicyStorage != .error else { throw MergeConflictError(conflicts: conflicts, policy: mergePolicyStorage, underlying: error) }
-            try resolve(error.conflicts)
-            updated = inSaveOrder(updatedStorage)
-            deleted = deletedInSaveOrder()
-            // The resolution changed what is saved: merged values, and deletions applied again
-            // to the rows as stored now, whose relationships may hold objects the save's
-            // validation never saw (a member another context added to a deny relationship
-            // was deleted past its rule, leaving it naming a row that is gone). So the
-            // resolved changes are validated again, as any save's are.
-            try validateForSave(&inserted, &updated, &deleted)
-            // The members stored before this save are now those of the newer rows (read before
-            // the first attempt, a member the other save added looked like one this save
-            // removed, and undo dropped it from one end of the pair).
-            if historyBase != nil { historyBase = try readHistoryBaseForSave(updated: updated, deleted: deleted) }
-            changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
+        var resolved: Set<ConflictSighting>?
+        while true {
             do {
                 try send(changes, landed: &landed)
-            } catch let again as StoreError where again.code == .conflict {
-                throw MergeConflictError(conflicts: try describe(again), policy: mergePolicyStorage, underlying: again)
+                break
+            } catch let error as StoreError where error.code == .conflict {
+                let sightings = Set(error.conflicts.map(ConflictSighting.init))
+                guard mergePolicyStorage != .error, sightings != resolved else {
+                    throw MergeConflictError(conflicts: try describe(error), policy: mergePolicyStorage, underlying: error)
+                }
+                resolved = sightings
+                try resolve(error.conflicts)
+                updated = inSaveOrder(updatedStorage)
+                deleted = deletedInSaveOrder()
+                // The resolution changed what is saved: merged values, and deletions applied
+                // again to the rows as stored now, whose relationships may hold objects the
+                // save's validation never saw (a member another context added to a deny
+                // relationship was deleted past its rule, leaving it naming a row that is
+                // gone). So the resolved changes are validated again, as any save's are.
+                try validateForSave(&inserted, &updated, &deleted)
+                // The members stored before this save are now those of the newer rows (read
+                // before the first attempt, a member the other save added looked like one this
+                // save removed, and undo dropped it from one end of the pair).
+                if historyBase != nil { historyBase = try readHistoryBaseForSave(updated: updated, deleted: deleted) }
+                changes = try buildChangeSet(inserted: inserted, updated: updated, deleted: deleted)
             }
         }
         let saved = historyBase.map { savedChangesForHistory($0, inserted: inserted, updated: updated, deleted: deleted) }
@@ -400,3 +404,4 @@ extension ManagedObjectContext {
         }
     }
 }
+
