@@ -14,7 +14,7 @@ import ObjectGraph
 /// are touched through the throwing key-value API, since another thread may delete any of
 /// them at any moment.
 enum StressScenarios {
-    static let all: [ConformanceScenario] = [
+    static let all: [ConformanceScenario] = sharedRows + [
         ConformanceScenario("stress.concurrentContexts.graphStaysWhole") { env in
             try run(env, writers: 3, readers: 2, iterations: 300, seconds: 2)
         },
