@@ -11,6 +11,7 @@ public enum ConformanceKit {
         + AttributeScenarios.all + FetchScenarios.all + FetchScenarios.deletedDestinations + ResultScenarios.all + ResultScenarios.groupKeys + ResultScenarios.groupByRelationship + ResultScenarios.unsavedChanges + ResultScenarios.columns
         + PredicateScenarios.all
         + ConflictScenarios.all + MergeScenarios.all + NestedContextScenarios.all + UndoScenarios.all + UndoScenarios.events + UndoScenarios.saved + UndoScenarios.otherSaves + UndoScenarios.randomWalk + StressScenarios.all
+        + ClosedContainerScenarios.all
 
     /// The scenario named `name`.
     public static func scenario(named name: String) -> ConformanceScenario? {

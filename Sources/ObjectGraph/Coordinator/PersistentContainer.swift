@@ -56,7 +56,16 @@ public final class PersistentContainer: Sendable {
         context.enqueue { body(context) }
     }
 
-    /// Closes every store; contexts of this container must not be used afterwards.
+    /// Closes every store and detaches it from the coordinator.
+    ///
+    /// Contexts of this container stay valid objects but can no longer reach a store: a fetch,
+    /// count, save, fault, relationship fault or `existingObject(with:)` that needs one throws
+    /// ``StoreError`` with code ``StoreError/Code/closed``, whose message names the store — both
+    /// after `close()` returns and while it runs (a call reaching a store as it closes gets the
+    /// same error from the store). One check, `(error as? StoreError)?.code == .closed`, tells a
+    /// caller shutting down that the container was closed. What needs no store keeps working:
+    /// values already loaded, `object(with:)`, unsaved changes. (A context whose coordinator
+    /// never had a store for an entity still gets ``ObjectGraphError`` `noStore`.)
     public func close() {
         for store in coordinator.persistentStores { coordinator.removePersistentStore(store) }
     }

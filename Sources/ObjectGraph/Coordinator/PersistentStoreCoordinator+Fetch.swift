@@ -45,6 +45,8 @@ extension PersistentStoreCoordinator {
             if !request.includesSubentities, attachedEntries.contains(where: { !$0.entityNames.isDisjoint(with: hierarchy) }) {
                 return FetchAnswer(ids: [], rows: [])
             }
+            let searched = request.includesSubentities ? hierarchy : [request.entity.name]
+            if let closed = removedStores.error(forEntity: request.entity.name, hierarchy: searched) { throw closed }
             throw ObjectGraphError(.noStore, "no attached store holds entity \(request.entity.name)")
         }
         func read(_ entry: Entry, _ request: StoreFetchRequest) throws -> StoreFetchResult {

@@ -71,6 +71,9 @@ public final class PersistentStoreCoordinator: Sendable {
     /// store attached looks at no relationship's destination (see ``save(_:landed:)``).
     private let mayReferenceOtherStores = Atomic<Bool>(false)
 
+    /// The stores removed so far, so that meeting one is reported as closed (see ``RemovedStores``).
+    let removedStores = RemovedStores()
+
     /// Creates a coordinator with no stores.
     public init(model: ManagedObjectModel, rowCacheCapacity: Int = 100_000) {
         self.model = model
@@ -127,6 +130,9 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Detaches and closes `store`.
     public func removePersistentStore(_ store: any PersistentStore) {
+        // Noted before it is detached: a call that finds it gone at any moment after reports
+        // it closed, as one reaching the closing store does.
+        removedStores.note(entries.read { $0.filter { $0.store === store } })
         entries.update { entries in
             entries.removeAll { $0.store === store }
             updateRowCacheBypass(entries)
@@ -175,8 +181,9 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
-    private func routingError(_ id: ObjectID) -> ObjectGraphError {
-        id.isTemporary
+    private func routingError(_ id: ObjectID) -> any Error {
+        if let closed = removedStores.error(for: id) { return closed }
+        return id.isTemporary
             ? ObjectGraphError(.noStore, objectID: id, "no attached store holds entity \(id.entityName)")
             : ObjectGraphError(.noStore, objectID: id, "\(id) belongs to store \(id.storeIdentifier ?? "?"), which is not attached")
     }
@@ -302,6 +309,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// whichever store an insert of their entities would go to (``ManagedObjectContext/assign(_:to:)``).
     func permanentIDs(for temporaries: [ObjectID], inStore identifier: String) throws -> [ObjectID] {
         guard let entry = entries.read({ $0.first { $0.store.identifier == identifier } }) else {
+            if let closed = removedStores.error(forStore: identifier) { throw closed }
             throw ObjectGraphError(.noStore, "store \(identifier) is not attached to this coordinator")
         }
         if let foreign = temporaries.first(where: { !entry.entityTokens.contains($0.entityToken) }) {
