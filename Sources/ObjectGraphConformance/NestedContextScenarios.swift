@@ -4,7 +4,7 @@ import ObjectGraph
 /// Parent and child contexts: a child sees its parent's unsaved changes, saves into the parent
 /// only, and IDs stay valid across the family.
 enum NestedContextScenarios {
-    static let all: [ConformanceScenario] = basic + parent + faults + ordered + ids + freshness + inverses
+    static let all: [ConformanceScenario] = basic + parent + faults + ordered + ids + freshness + inverses + merging
 
     static let basic: [ConformanceScenario] = [
         ConformanceScenario("nested.childSeesParentsUnsavedChanges") { env in

@@ -100,14 +100,18 @@ public struct ContextDidSave: Sendable, Hashable {
     /// The coordinator the save went through (its ``PersistentStoreCoordinator/saveOrigin``):
     /// its row cache holds the saved rows; any other coordinator's may hold older ones.
     let origin: UUID?
+    /// For a child context's save, the token of the parent it landed in: there the saved
+    /// changes are that context's own unsaved changes, not another context's stored ones.
+    let savedInto: Int?
 
     /// A save's IDs; each list must hold an ID at most once.
-    init(insertedIDs: [ObjectID], updatedIDs: [ObjectID], deletedIDs: [ObjectID], mergedIDs: [ObjectID: ObjectID] = [:], origin: UUID? = nil) {
+    init(insertedIDs: [ObjectID], updatedIDs: [ObjectID], deletedIDs: [ObjectID], mergedIDs: [ObjectID: ObjectID] = [:], origin: UUID? = nil, savedInto: Int? = nil) {
         self.insertedIDs = insertedIDs
         self.updatedIDs = updatedIDs
         self.deletedIDs = deletedIDs
         self.mergedIDs = mergedIDs
         self.origin = origin
+        self.savedInto = savedInto
     }
 
     /// IDs of inserted objects (permanent).

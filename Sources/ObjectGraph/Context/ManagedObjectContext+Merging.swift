@@ -47,8 +47,19 @@ extension ManagedObjectContext {
     /// ``ObjectsDidChange/invalidated`` as well, and the updated objects given the stored values
     /// in ``ObjectsDidChange/refreshed``. An observer keeping a list of objects from these
     /// notifications sees the other context's inserts and deletions (it saw neither before).
+    ///
+    /// A child's save merged into its own parent does nothing: the parent holds those changes
+    /// already, as unsaved ones. A child merging a sibling's save (both save into one parent,
+    /// as ``automaticallyMergesChangesFromParent`` does) sees the parent's objects: the IDs
+    /// are permanent (a child obtains them from the store when it saves), and the inserts
+    /// are faults read from the parent; one the parent discarded since (rollback, reset,
+    /// deletion) reads as an object deleted elsewhere does.
     public func mergeChanges(fromContextDidSave changes: ContextDidSave) throws {
         try checkQueue("mergeChanges(fromContextDidSave:)")
+        // A child's save into this context: its changes are already here, as this context's
+        // unsaved ones. Merged as another context's stored save, its deletions were dropped
+        // from the pending deletions (as if the rows were gone), and the next save kept them.
+        if changes.savedInto == token { return }
         var invalidated: Set<ManagedObject> = []
         var inserted: Set<ManagedObject> = []
         if !changes.deletedIDs.isEmpty {

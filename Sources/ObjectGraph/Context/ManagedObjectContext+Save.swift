@@ -376,7 +376,7 @@ extension ManagedObjectContext {
             object.isDeletedStorage = false
         }
         handedOverIDs = [:]  // temporary IDs name nothing after the save that stored their objects
-        let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs, mergedIDs: takeUniquenessMerges(), origin: coordinator.saveOrigin)
+        let saved = ContextDidSave(insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs, mergedIDs: takeUniquenessMerges(), origin: coordinator.saveOrigin, savedInto: parentStorage?.token)
         NotificationCenter.default.post(name: .objectGraphContextDidSave, object: self, userInfo: [ContextDidSave.key: saved])
     }
 
