@@ -103,6 +103,64 @@ extension ContextScenarios {
                 try checkEqual(titles(try playlist.committedValues(forKeys: ["tracks"])["tracks"]), ["t1", "t2"], "the parent's are still the store's")
             }
         },
+        // The committed members were the loaded ones with the recorded additions taken out
+        // and the removals put back; but a stored member removed and added back is recorded
+        // as an addition (so it went missing), and one added and removed again as a removal
+        // (so a member never stored appeared).
+        ConformanceScenario("context.committedValues.membersChangedAndChangedBack") { env in
+            let ids = try env.seed { setup -> [ManagedObject] in
+                let math = SchoolClass(context: setup); math.title = "Math"
+                let art = SchoolClass(context: setup); art.title = "Art"
+                let ada = Student(context: setup); ada.name = "Ada"; ada.schoolClass = math
+                let bob = Student(context: setup); bob.name = "Bob"; bob.schoolClass = math
+                let cy = Student(context: setup); cy.name = "Cy"; cy.schoolClass = art
+                return [math, art, ada, bob, cy]
+            }
+            let context = env.newContext()
+            try context.performAndWait {
+                let math = try context.existingObject(with: ids[0]) as! SchoolClass
+                let art = try context.existingObject(with: ids[1]) as! SchoolClass
+                try checkEqual(math.students.count, 2, "loaded")
+                let (bob, cy) = (try context.existingObject(with: ids[3]) as! Student, try context.existingObject(with: ids[4]) as! Student)
+                bob.schoolClass = art
+                bob.schoolClass = math
+                cy.schoolClass = math
+                cy.schoolClass = art
+                try checkEqual(math.students.map(\.name).sorted(), ["Ada", "Bob"], "the current members")
+                try checkEqual(studentNames(try math.committedValues(forKeys: ["students"])["students"]), ["Ada", "Bob"], "the committed members are the stored ones")
+            }
+        },
+        // A child read Math's members before its parent added Bob; the child then put Bob in
+        // Math too (through his side). Its committed members, computed from its out-of-date
+        // list, missed Bob, whom the parent holds.
+        ConformanceScenario("context.committedValues.childsMembersReadBeforeTheParentChanged") { env in
+            let ids = try env.seed { setup -> [ManagedObject] in
+                let math = SchoolClass(context: setup); math.title = "Math"
+                let ada = Student(context: setup); ada.name = "Ada"; ada.schoolClass = math
+                let bob = Student(context: setup); bob.name = "Bob"
+                return [math, ada, bob]
+            }
+            let parent = env.newContext("parent")
+            let child = parent.newChildContext(name: "child")
+            let (math, bob) = try child.performAndWait { () -> (SchoolClass, Student) in
+                let math = try child.existingObject(with: ids[0]) as! SchoolClass
+                let bob = try child.existingObject(with: ids[2]) as! Student
+                try checkEqual(math.students.map(\.name), ["Ada"], "the child's members, loaded")
+                try checkEqual(bob.schoolClass, nil, "Bob in no class yet")
+                return (math, bob)
+            }
+            try parent.performAndWait {
+                (try parent.existingObject(with: ids[2]) as! Student).schoolClass = (try parent.existingObject(with: ids[0]) as! SchoolClass)
+            }
+            try child.performAndWait {
+                bob.schoolClass = math
+                try checkEqual(studentNames(try math.committedValues(forKeys: ["students"])["students"]), ["Ada", "Bob"], "the committed members are the parent's")
+                try child.save()
+            }
+            try parent.performAndWait {
+                try checkEqual((try parent.existingObject(with: ids[0]) as! SchoolClass).students.map(\.name).sorted(), ["Ada", "Bob"], "the parent holds both")
+            }
+        },
     ]
 
     /// A playlist "mix" holding tracks titled `tracks` in this order, saved; the store reopened.
@@ -117,6 +175,12 @@ extension ContextScenarios {
             try seeder.save()
         }
         try env.reopen()
+    }
+
+    /// The names of a committed unordered to-many value of students, sorted (a description of
+    /// the value when it is no set).
+    private static func studentNames(_ value: Any??) -> [String] {
+        ((value ?? nil) as? Set<ManagedObject>)?.compactMap { ($0 as? Student)?.name }.sorted() ?? ["not a set: \(String(describing: value))"]
     }
 
     /// The titles of a committed ordered to-many value of tracks, in order (a description of

@@ -60,9 +60,9 @@ extension ManagedObject {
     /// `Set<ManagedObject>`, or for an ordered one an `OrderedSet<ManagedObject>` in the
     /// stored order — the members the object's unsaved additions, removals and moves are
     /// measured against, whatever the current members are. Members come as faults when not
-    /// registered; the relationship itself is not loaded. Loaded members whose changes can be
-    /// undone here need no round trip (an unordered relationship's, or one without changes);
-    /// otherwise the store (for a child context, the parent) is asked for the members it holds.
+    /// registered; the relationship itself is not loaded. Loaded members without unsaved
+    /// changes need no round trip; otherwise the store (for a child context, the parent) is
+    /// asked for the members it holds.
     /// A transient to-many, never stored, has no committed value and is left out.
     public func committedValues(forKeys keys: [String]? = nil) throws -> [String: Any?] {
         let context = try requireContext("committedValues(forKeys:)")

@@ -57,17 +57,16 @@ extension ManagedObjectContext {
     }
 
     /// The members of `object`'s to-many `relationship` before its unsaved changes (see
-    /// ``ManagedObject/committedValues(forKeys:)``), without loading it. Loaded members give
-    /// them by undoing the recorded additions and removals when order does not matter or
-    /// nothing changed; an ordered relationship with changes, or a fault, is read from the
-    /// store, which alone knows where removed members stood.
+    /// ``ManagedObject/committedValues(forKeys:)``), without loading it. Loaded members without
+    /// recorded changes are given as they are; otherwise the store (a child's parent) is asked.
+    /// Undoing the recorded additions and removals on the loaded members cannot be trusted:
+    /// they record intents ("make it a member"), not differences from what is stored — a
+    /// stored member removed and added back is recorded as an addition, one added and removed
+    /// again as a removal — and in a child the members may have been read before the parent
+    /// changed them, so a member the parent holds was missed.
     func committedMemberIDs(of object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ObjectID] {
         let state = object.toManyStates[relationship.slot]
-        if let members = state.members, !relationship.isOrdered || !state.hasChanges {
-            guard state.hasChanges else { return Array(members) }
-            let added = state.added
-            return members.filter { !added.contains($0) } + state.removed
-        }
+        if let members = state.members, !state.hasChanges { return Array(members) }
         if object.objectID.isTemporary { return [] }
         statisticsStorage.storeRoundTrips += 1
         return try coordinator.relatedIDs(for: relationship, of: [object.objectID]).first ?? []
