@@ -43,6 +43,33 @@ extension ContextScenarios {
             }
             try checkEqual(log.take().count, 0, "a rollback with nothing to discard posts nothing")
         },
+        ConformanceScenario("context.notifications.rollbackKeepsEarlierRefreshOfTheEvent") { env in
+            let ids = try env.seed { setup in
+                ["Ann", "Bob"].map { name -> ManagedObject in let s = Student(context: setup); s.name = name; return s }
+            }
+            let context = env.newContext()
+            let log = NotificationLog()
+            let observer = log.observeObjectsDidChange(of: context)
+            defer { NotificationCenter.default.removeObserver(observer) }
+            try context.performAndWait {
+                let students = try ids.map { try context.existingObject(with: $0) as! Student }
+                _ = students.map(\.name)
+                try context.processPendingChanges()
+                _ = log.take()
+                // The refresh is announced by the notification ending this event; the rollback
+                // ends the event instead, so it must carry the refresh along.
+                context.refresh(students[0], mergeChanges: false)
+                students[1].name = "Bob, changed"
+                context.rollback()
+                try checkEqual(log.take().map(\.refreshed), [[ids[0], ids[1]]],
+                               "the rollback lists the earlier refresh with the update it reverted")
+                context.refresh(students[0], mergeChanges: false)
+                context.rollback()
+                try checkEqual(log.take().map(\.refreshed), [[ids[0]]],
+                               "a rollback with only a refresh in the event still reports it")
+            }
+            try checkEqual(log.take().count, 0, "the block's end posts nothing more")
+        },
         ConformanceScenario("context.notifications.resetInvalidatesAll") { env in
             let ids = try env.seed { setup in
                 let s = Student(context: setup); s.name = "Ann"

@@ -222,6 +222,12 @@ struct ChangeLog {
         object.changeLogMarks |= Mark.refreshed
     }
 
+    /// Calls `body` with each object refreshed in this event, for a rollback, which ends the
+    /// event without posting the log yet must still announce those refreshes.
+    func forEachRefreshed(_ body: (ManagedObject) -> Void) {
+        for object in objects where object.changeLogMarks & Mark.refreshed != 0 { body(object) }
+    }
+
     /// The log so far, handed to a notification (`nil` when it lists only objects whose
     /// changes came to nothing); the log starts over: a new event begins.
     mutating func take() -> ObjectsDidChange? {

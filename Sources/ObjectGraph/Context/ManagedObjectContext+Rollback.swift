@@ -21,7 +21,9 @@ extension ManagedObjectContext {
     ///   notification listed as deleted;
     /// - ``ObjectsDidChange/refreshed``: every other object whose unsaved changes were dropped
     ///   (it shows the stored values again, as after ``refresh(_:mergeChanges:)`` without
-    ///   merging).
+    ///   merging), and every object refreshed earlier in the current event that the rollback
+    ///   does not already name: that event's notification would have listed it, and the
+    ///   rollback ends the event in its place.
     ///
     /// Core Data documents only that a change notification is posted; which key carries which
     /// object is its observed behaviour (what its fetched-results controller relies on to
@@ -42,6 +44,13 @@ extension ManagedObjectContext {
             marks.append(announced ? ChangeLog.Mark.inserted : ChangeLog.Mark.refreshed)
         }
         for object in updatedStorage.values {
+            reported.append(object)
+            marks.append(ChangeLog.Mark.refreshed)
+        }
+        // An object with unsaved changes is named above (or, inserted in this event, never
+        // announced), whatever a refresh did to it.
+        changeLog.forEachRefreshed { object in
+            guard !object.isInsertedStorage, !object.isUpdatedStorage, !object.isDeletedStorage else { return }
             reported.append(object)
             marks.append(ChangeLog.Mark.refreshed)
         }
