@@ -161,6 +161,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Runs `body` on the context's queue and returns its result asynchronously, once the
     /// block has ended: its pending changes processed (delete rules applied) and announced.
+    ///
+    /// Cancelling the calling task does not stop the block, as Core Data's `perform` does not:
+    /// once scheduled it runs to completion, and its result (or error) is returned rather than
+    /// `CancellationError`. A block cut short could leave half of its changes in the context.
+    /// The block runs on the context's queue, outside the task, so `Task.isCancelled` inside
+    /// it says nothing about the caller; check before calling to skip the work.
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {

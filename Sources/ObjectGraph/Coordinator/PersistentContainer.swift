@@ -42,6 +42,9 @@ public final class PersistentContainer: Sendable {
     /// Runs `body` on a new private-queue context and returns its result once the block has
     /// ended (Core Data's `async` `performBackgroundTask`). The context lives as long as the
     /// block; save in it to keep its changes.
+    ///
+    /// As with ``ManagedObjectContext/perform(_:)``, cancelling the calling task does not stop
+    /// the block (nor does Core Data's): it runs to completion and its result is returned.
     public func performBackgroundTask<T: Sendable>(_ body: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
         let context = newBackgroundContext(name: "backgroundTask")
         return try await context.perform { try body(context) }
