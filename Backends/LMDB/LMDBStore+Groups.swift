@@ -113,10 +113,9 @@ extension LMDBStore {
     /// The namespace of the entity whose row `bytes` is (a row begins with its format and
     /// entity code, see RowCodec).
     private func ownerNamespace(_ bytes: UnsafeRawBufferPointer) throws -> ObjectID.Namespace {
-        var reader = ByteReader(bytes)
-        let format = try reader.u8()
-        guard format == RowCodec.format || format == RowCodec.positionalFormat else { throw ByteReader.Truncated() }
-        return try codec.namespace(try reader.u16())
+        guard let format = bytes.first, format == RowCodec.format || format == RowCodec.positionalFormat,
+              let code = codec.entityCode(of: bytes) else { throw ByteReader.Truncated() }
+        return try codec.namespace(code)
     }
 }
 
