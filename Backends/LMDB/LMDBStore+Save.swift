@@ -42,60 +42,66 @@ extension LMDBStore {
     private func apply(_ changes: StoreChangeSet, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
         try checkVersions(changes, &cursors)
         // Every row is encoded into this one buffer, in turn.
-        var encoded = ByteWriter(capacity: 256)
+        var encoded = RowBuffer(capacity: 256)
         // A to-many whose inverse is a to-one lists exactly the rows whose to-one names its
         // owner, as a foreign key would: its members follow the to-ones saved here (see
         // ForeignKeyFollowers), not the to-many changes the context recorded.
         var followers = ForeignKeyFollowers(model: model)
-        // The entity of a run of rows (they come grouped by entity) when lists follow its
-        // to-ones; nil when none do.
-        var run: (namespace: ObjectID.Namespace, entity: EntityDescription?)?
-        func followingEntity(_ id: ObjectID) -> EntityDescription? {
-            if let run, run.namespace == id.namespace { return run.entity }
-            let entity = model.entity(for: id).flatMap { followers.hasFollowedToOnes($0) ? $0 : nil }
-            run = (id.namespace, entity)
-            return entity
-        }
-        // By index, the row read in place, and found through its plain-integer location unless
-        // its entity has indexes: copying each row and its route retained four references
-        // per inserted row (uprobe count).
-        for index in changes.inserted.indices {
-            let id = changes.inserted[index].objectID
-            let (pk, location) = try location(id)
-            // One B-tree operation, not a lookup and then a put: LMDB refuses an existing key.
-            codec.encode(changes.inserted[index], into: &encoded)
-            guard try cursors.cursor(location.rows).put(primaryKey: pk, encoded.bytes, flags: UInt32(MDB_NOOVERWRITE)) else {
-                throw StoreError(.backend, "cannot insert \(id): a row with that key exists in \(url.path)")
+        var run = FollowingRun()
+        // Each row read where it lies in the array's storage (see RowCodec.encode), and found
+        // through its plain-integer location unless its entity has indexes: copying each row
+        // and its route retained four references per inserted row (uprobe count). (Nothing
+        // here is a local function: one called in this closure read its captures through
+        // dynamic exclusivity checks, two per row.)
+        try changes.inserted.withUnsafeBufferPointer { inserted in
+            guard let first = inserted.baseAddress else { return }
+            for index in inserted.indices {
+                let row = first + index
+                let id = row.pointee.objectID
+                let (pk, location) = try location(id)
+                // One B-tree operation, not a lookup and then a put: LMDB refuses an existing key.
+                codec.encode(row, into: &encoded)
+                guard try cursors.cursor(location.rows).put(primaryKey: pk, lent: encoded.bytes, flags: UInt32(MDB_NOOVERWRITE)) else {
+                    throw StoreError(.backend, "cannot insert \(id): a row with that key exists in \(url.path)")
+                }
+                if location.indexed {
+                    let route = try route(id).route
+                    try writeIndexEntries(of: row.pointee, entity: route.entity, indexes: route.indexes, old: nil, txn)
+                }
+                if let entity = run.entity(of: id, model: model, &followers) {
+                    followers.inserted(id, toOne: row.pointee.toOne, of: entity)
+                }
             }
-            if location.indexed {
-                let route = try route(id).route
-                try writeIndexEntries(of: changes.inserted[index], entity: route.entity, indexes: route.indexes, old: nil, txn)
-            }
-            if let entity = followingEntity(id) { followers.inserted(changes.inserted[index], of: entity) }
         }
-        // By index, reading the rows in place: `for update in` copied each update, retaining
+        // Read in place, as the inserted rows: `for update in` copied each update, retaining
         // its arrays (a tenth of saving 10,000 updates, with the same copies in checkVersions).
-        for index in changes.updated.indices {
-            let id = changes.updated[index].values.objectID
-            let (pk, location) = try location(id)
-            // The stored to-ones, when one may have changed: the version check made the row
-            // the context compared with (changedToOne) the stored one, so an update naming no
-            // changed to-one moves no member and reads nothing more.
-            if changes.updated[index].changedToOne?.isEmpty != true, let entity = followingEntity(id),
-               let bytes = try cursors.cursor(location.rows).position(MDB_SET_KEY, primaryKey: pk)?.value {
-                let old: ToOneValues
-                do { old = try codec.decodeToOne(bytes) } catch { throw damagedRow(pk) }
-                followers.moved(id, of: entity, from: old, to: changes.updated[index].values.toOne)
+        try changes.updated.withUnsafeBufferPointer { updated in
+            guard let first = updated.baseAddress else { return }
+            for index in updated.indices {
+                let update = first + index
+                // (A stored property of a struct always has an address.)
+                guard let row = update.pointer(to: \.values) else { preconditionFailure("RowUpdate.values is stored") }
+                let id = row.pointee.objectID
+                let (pk, location) = try location(id)
+                // The stored to-ones, when one may have changed: the version check made the row
+                // the context compared with (changedToOne) the stored one, so an update naming
+                // no changed to-one moves no member and reads nothing more.
+                if update.pointee.changedToOne?.isEmpty != true, let entity = run.entity(of: id, model: model, &followers),
+                   let bytes = try cursors.cursor(location.rows).position(MDB_SET_KEY, primaryKey: pk)?.value {
+                    let old: ToOneValues
+                    do { old = try codec.decodeToOne(bytes) } catch { throw damagedRow(pk) }
+                    followers.moved(id, of: entity, from: old, to: row.pointee.toOne)
+                }
+                codec.encode(row, into: &encoded)
+                guard location.indexed else {
+                    try cursors.cursor(location.rows).put(primaryKey: pk, lent: encoded.bytes)
+                    continue
+                }
+                let route = try route(id).route
+                let old = try self.row(id, in: txn)
+                try cursors.cursor(location.rows).put(primaryKey: pk, lent: encoded.bytes)
+                try writeIndexEntries(of: row.pointee, entity: route.entity, indexes: route.indexes, old: old, txn)
             }
-            codec.encode(changes.updated[index].values, into: &encoded)
-            guard location.indexed else {
-                try cursors.cursor(location.rows).put(primaryKey: pk, encoded.bytes)
-                continue
-            }
-            let route = try route(id).route
-            let old = try row(id, in: txn)
-            try cursors.cursor(location.rows).put(primaryKey: pk, encoded.bytes)
-            try writeIndexEntries(of: changes.updated[index].values, entity: route.entity, indexes: route.indexes, old: old, txn)
         }
         // Rows inserted above exist without looking them up (a bulk insert's memberships name
         // 100,000 of them: one B-tree lookup each, a tenth of the save).
@@ -327,5 +333,19 @@ extension LMDBStore {
             guard let dbi = handles.index(of: attribute) else { continue }
             try txn.delete(dbi, IndexKey.storedKey(oldAttributes[attribute.slot], type: attribute.type, limit: keyLimit), value: try entry())
         }
+    }
+}
+
+/// The entity of the current run of saved rows (they come grouped by entity) when lists follow
+/// its to-ones (see ``ForeignKeyFollowers``); nil when none do. A row of the run asks one
+/// namespace comparison.
+private struct FollowingRun {
+    private var last: (namespace: ObjectID.Namespace, entity: EntityDescription?)?
+
+    mutating func entity(of id: ObjectID, model: ManagedObjectModel, _ followers: inout ForeignKeyFollowers) -> EntityDescription? {
+        if let last, last.namespace == id.namespace { return last.entity }
+        let entity = model.entity(for: id).flatMap { followers.hasFollowedToOnes($0) ? $0 : nil }
+        last = (id.namespace, entity)
+        return entity
     }
 }

@@ -180,13 +180,12 @@ struct LMDBCursor {
         }
     }
 
-    /// Stores `value` under the row key of `pk` through the cursor (which is then on it);
-    /// with `MDB_NOOVERWRITE` in `flags`, `false` and nothing written when the key exists.
+    /// Stores the bytes the caller lends under the row key of `pk` through the cursor (which
+    /// is then on it); with `MDB_NOOVERWRITE` in `flags`, `false` and nothing written when the
+    /// key exists.
     @discardableResult
-    func put(primaryKey pk: Int64, _ value: [UInt8], flags: UInt32 = 0) throws -> Bool {
-        try PrimaryKeyBytes.withKey(pk) { key in
-            try value.withUnsafeBytes { raw in try put(key, lent: raw, flags: flags) }
-        }
+    func put(primaryKey pk: Int64, lent value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws -> Bool {
+        try PrimaryKeyBytes.withKey(pk) { key in try put(key, lent: value, flags: flags) }
     }
 
     /// Stores bytes the caller lends under `key` through the cursor; `false`, writing nothing,

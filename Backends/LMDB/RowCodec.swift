@@ -130,38 +130,44 @@ struct RowCodec {
 
     /// Encodes `row` into `writer`, replacing what it held but keeping its buffer: a bulk
     /// save encodes every row into one buffer instead of allocating one per row.
-    func encode(_ row: RowSnapshot, into writer: inout ByteWriter) {
-        writer.bytes.removeAll(keepingCapacity: true)
-        writer.bytes.reserveCapacity(Self.encodedSize(row))
-        let code = code(of: row.objectID) ?? UInt16.max
+    ///
+    /// The row is read where it lies: handed over as a value, each row of a save was first
+    /// copied by the caller (retaining its ID and both value arrays, and releasing them after),
+    /// even when borrowed from the change set's own storage (callgrind of a bulk insert).
+    func encode(_ row: UnsafePointer<RowSnapshot>, into writer: inout RowBuffer) {
+        writer.reset(reserving: Self.encodedSize(row))
+        let code = code(of: row.pointee.objectID) ?? UInt16.max
         writer.u8(Self.format)
         writer.u16(code)
-        writer.u64(UInt64(bitPattern: row.version))
+        writer.u64(UInt64(bitPattern: row.pointee.version))
         let shape = Int(code) < shapes.count ? shapes[Int(code)] : nil
-        if let shape, shape.storedAttributes != shape.attributes, row.attributes.count == shape.attributes {
+        let attributeCount = row.pointee.attributes.count
+        if let shape, shape.storedAttributes != shape.attributes, attributeCount == shape.attributes {
             writer.u16(UInt16(shape.storedAttributes))
             let positions = attributePositions[Int(code)]
-            for slot in 0..<row.attributes.count where positions[slot] >= 0 { Self.write(row.attributes[slot], to: &writer) }
+            for slot in 0..<attributeCount where positions[slot] >= 0 { Self.write(row.pointee.attributes[slot], to: &writer) }
         } else {
-            writer.u16(UInt16(row.attributes.count))
-            for value in row.attributes { Self.write(value, to: &writer) }
+            writer.u16(UInt16(attributeCount))
+            for slot in 0..<attributeCount { Self.write(row.pointee.attributes[slot], to: &writer) }
         }
-        if let shape, shape.storedToOne != shape.toOne, row.toOne.count == shape.toOne {
+        let toOneCount = row.pointee.toOne.count
+        if let shape, shape.storedToOne != shape.toOne, toOneCount == shape.toOne {
             writer.u16(UInt16(shape.storedToOne))
             let positions = toOnePositions[Int(code)]
-            for slot in 0..<row.toOne.count where positions[slot] >= 0 { writeReference(row.toOne[slot], to: &writer) }
+            for slot in 0..<toOneCount where positions[slot] >= 0 { writeReference(row.pointee.toOne[slot], to: &writer) }
         } else {
-            writer.u16(UInt16(row.toOne.count))
-            for destination in row.toOne { writeReference(destination, to: &writer) }
+            writer.u16(UInt16(toOneCount))
+            for slot in 0..<toOneCount { writeReference(row.pointee.toOne[slot], to: &writer) }
         }
     }
 
     /// The size of a row's encoding (at most, but for a reference to an entity outside the
     /// store, which also holds its name): the writer is allocated once, where a guess grew
     /// it again for every row holding a longer string.
-    private static func encodedSize(_ row: RowSnapshot) -> Int {
-        var size = 1 + 2 + 8 + 2 + 2 + row.toOne.count * 11
-        for value in row.attributes {
+    private static func encodedSize(_ row: UnsafePointer<RowSnapshot>) -> Int {
+        var size = 1 + 2 + 8 + 2 + 2 + row.pointee.toOne.count * 11
+        for slot in 0..<row.pointee.attributes.count {
+            let value = row.pointee.attributes[slot]
             switch value {
             case .string(let v): size += 5 + v.utf8.count
             case .data(let v): size += 5 + v.count
@@ -172,14 +178,14 @@ struct RowCodec {
         return size
     }
 
-    func writeReference(_ id: ObjectID?, to writer: inout ByteWriter) {
+    func writeReference(_ id: ObjectID?, to writer: inout RowBuffer) {
         guard let id, let pk = id.primaryKey else { writer.u8(0); return }
         if let code = code(of: id) {
             writer.u8(1)
             writer.u16(code)
         } else {
             writer.u8(2)
-            writer.blob(Array(id.entityName.utf8))
+            writer.string(id.entityName)
         }
         writer.orderedInt64(pk)
     }
@@ -389,7 +395,7 @@ struct RowCodec {
         }
     }
 
-    private static func write(_ value: AttributeValue, to writer: inout ByteWriter) {
+    private static func write(_ value: AttributeValue, to writer: inout RowBuffer) {
         switch value {
         case .null: writer.u8(Tag.null.rawValue)
         case .integer(let v): writer.u8(Tag.integer.rawValue); writer.u64(UInt64(bitPattern: v))
@@ -398,10 +404,10 @@ struct RowCodec {
         case .string(let v): writer.u8(Tag.string.rawValue); writer.string(v)
         case .bool(let v): writer.u8(Tag.bool.rawValue); writer.u8(v ? 1 : 0)
         case .date(let v): writer.u8(Tag.date.rawValue); writer.u64(v.timeIntervalSinceReferenceDate.bitPattern)
-        case .data(let v): writer.u8(Tag.data.rawValue); writer.blob(v)
+        case .data(let v): writer.u8(Tag.data.rawValue); v.withUnsafeBytes { writer.blob($0) }
         case .uuid(let v):
             writer.u8(Tag.uuid.rawValue)
-            withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: v.uuid) { writer.raw($0) }
         case .uri(let v): writer.u8(Tag.uri.rawValue); writer.string(v.absoluteString)
         }
     }

@@ -84,16 +84,12 @@ extension ManagedObjectContext {
     /// in one round trip; a loaded one had its row when it was read.
     private func checkOneWayToOnes(_ inserted: [ManagedObject], _ updated: [ManagedObject]) throws {
         var references: [(source: ManagedObject, relationship: RelationshipDescription, destination: ManagedObject)] = []
-        // Per entity, its one-way to-ones (most entities have none: a bulk insert's objects are
-        // then skipped after one comparison each, unretained).
-        var last: (entity: ObjectIdentifier, oneWay: [RelationshipDescription])?
+        // Most entities have no one-way to-one: a bulk insert's objects are then skipped after
+        // one test each, touching no captured state (a per-entity cache here, read through the
+        // closure's box, cost two dynamic exclusivity checks per saved object).
         func visit(_ object: ManagedObject) {
-            guard !object.isFaultStorage else { return }
-            let entity = object.entity
-            if last?.entity != ObjectIdentifier(entity) {
-                last = (ObjectIdentifier(entity), entity.toOneRelationships.filter { !$0.hasInverse && !$0.isTransient })
-            }
-            guard let oneWay = last?.oneWay, !oneWay.isEmpty else { return }
+            let oneWay = object.entity.oneWayToOnes
+            guard !oneWay.isEmpty, !object.isFaultStorage else { return }
             for relationship in oneWay {
                 guard object.isInsertedStorage || object.changedToOneSlots.contains(relationship.slot),
                       let id = object.toOneValues[relationship.slot], !id.isTemporary else { continue }

@@ -58,14 +58,14 @@ public struct ForeignKeyFollowers {
         }
     }
 
-    /// ``moved(_:of:from:to:)`` for a row a save inserts (no to-ones before), read in place:
-    /// its to-ones taken out of a change set's array copied the whole row (a tenth of an
-    /// LMDB bulk insert's save, perf).
-    public mutating func inserted(_ row: borrowing RowSnapshot, of entity: EntityDescription) {
-        // (No closure over the row: capturing it copied it.)
-        let id = row.objectID
+    /// ``moved(_:of:from:to:)`` for a row a save inserts (no to-ones before), given its ID and
+    /// to-ones rather than the whole row: a row taken out of a change set's array to be passed
+    /// was copied whole (a tenth of an LMDB bulk insert's save, perf), and still was when
+    /// borrowed from the array's storage.
+    public mutating func inserted(_ id: ObjectID, toOne: borrowing ToOneValues, of entity: EntityDescription) {
+        // (No closure over the to-ones: capturing them copied them.)
         for (slot, inverse) in followedToOnes(of: entity) {
-            guard slot < row.toOne.count, let owner = row.toOne[slot] else { continue }
+            guard slot < toOne.count, let owner = toOne[slot] else { continue }
             edit(owner, inverse) { $0.added.append(id) }
         }
     }

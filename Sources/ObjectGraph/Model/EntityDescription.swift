@@ -81,6 +81,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// them (almost always none).
     let transientAttributeSlots: [Int]
     let transientToOneSlots: [Int]
+    /// The stored to-ones without an inverse, which a save checks name a stored row (see
+    /// `checkOneWayToOnes`): found once, where that check filtered each saved object's to-ones.
+    let oneWayToOnes: [RelationshipDescription]
     /// One fault state per to-many relationship: the list every new object and fault starts
     /// with, shared until its first change copies it (see `ManagedObject.init`).
     let faultToManyStates: [ToManyState]
@@ -110,6 +113,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.validationPlan = ValidationPlan(attributes: attributes, relationships: relationships)
         self.transientAttributeSlots = attributes.filter(\.isTransient).map(\.slot)
         self.transientToOneSlots = relationships.filter { !$0.isToMany && $0.isTransient }.map(\.slot)
+        self.oneWayToOnes = relationships.filter { !$0.isToMany && !$0.hasInverse && !$0.isTransient }
         self.subentityNames = subentityNames
         self.hierarchyNames = hierarchyNames
         self.hierarchyTokens = Set(hierarchyNames.map { InternedNames.shared.token(for: $0) })
