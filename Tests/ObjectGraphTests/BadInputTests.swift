@@ -161,6 +161,14 @@ struct BadInputTests {
         let noKey = try #require(URL(string: "x-objectgraph://s/Person/q1"))
         #expect(ObjectID(uri: noStore) == nil, "no store")
         #expect(ObjectID(uri: noKey) == nil, "not a key")
+        // A record has one URI: other spellings of its key are refused, not read as it.
+        for spelling in ["p+1", "p01", "p 1", "p1.0", "p-0", "t+1", "t01"] {
+            let host = spelling.first == "t" ? "temporary" : "s"
+            let uri = try #require(URL(string: "x-objectgraph://\(host)/Person/\(spelling.replacingOccurrences(of: " ", with: "%20"))"))
+            #expect(ObjectID(uri: uri) == nil, "\(spelling)")
+        }
+        let negative = ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: -7)
+        #expect(ObjectID(uri: negative.uriRepresentation) == negative)
     }
 
     @Test("a class bound to two entities is refused when the model is built")

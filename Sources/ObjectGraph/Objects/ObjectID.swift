@@ -130,11 +130,15 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         let parts = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count == 2, let entity = String(parts[0]).removingPercentEncoding, !entity.isEmpty else { return nil }
         let last = parts[1]
+        // Only the digits ``uriRepresentation`` writes: `Int64("+5")` and `Int64("05")` read 5,
+        // so "p+5" and "p05" named the record of "p5" (a URI is compared and stored as text,
+        // so each record must have one).
+        let digits = last.dropFirst()
         if host == "temporary" {
-            guard last.first == "t", let sequence = UInt64(last.dropFirst()) else { return nil }
+            guard last.first == "t", let sequence = UInt64(digits), String(sequence) == digits else { return nil }
             self.init(entityToken: InternedNames.shared.token(for: entity), storeToken: InternedNames.temporary, value: Int64(bitPattern: sequence))
         } else {
-            guard last.first == "p", let pk = Int64(last.dropFirst()) else { return nil }
+            guard last.first == "p", let pk = Int64(digits), String(pk) == digits else { return nil }
             self.init(entityName: entity, storeIdentifier: host, primaryKey: pk)
         }
     }
