@@ -49,9 +49,10 @@ public final class ScenarioEnvironment {
     /// Starts over with a new coordinator (cold row cache, new contexts) on the same data:
     /// a persistent store is closed and opened again from its location; a store that does not
     /// persist is attached, still open, to the new coordinator — so round-trip scenarios check
-    /// the store's own answers on every backend.
+    /// the store's own answers on every backend. A container already closed is opened again
+    /// from the store's location (a store that does not persist then starts empty).
     public func reopen() throws {
-        if capabilities.contains(.persistent) {
+        if container.coordinator.persistentStores.isEmpty || capabilities.contains(.persistent) {
             container.close()
             container = try PersistentContainer(model: model, stores: [description])
         } else {

@@ -14,7 +14,7 @@ import ObjectGraph
 /// are touched through the throwing key-value API, since another thread may delete any of
 /// them at any moment.
 enum StressScenarios {
-    static let all: [ConformanceScenario] = sharedRows + [
+    static let all: [ConformanceScenario] = sharedRows + closing + [
         ConformanceScenario("stress.concurrentContexts.graphStaysWhole") { env in
             try run(env, writers: 3, readers: 2, iterations: 300, seconds: 2)
         },
@@ -33,16 +33,19 @@ enum StressScenarios {
         }
         var alive: Set<ObjectID> { state.get().inserted.subtracting(state.get().deleted) }
         var saves: Int { state.get().saves }
+        /// Records every save of `coordinator`'s contexts until the returned observer is removed.
+        func recordSaves(of coordinator: PersistentStoreCoordinator) -> NSObjectProtocol {
+            NotificationCenter.default.addObserver(forName: .objectGraphContextDidSave, object: nil, queue: nil) { note in
+                guard let sender = note.object as? ManagedObjectContext, sender.coordinator === coordinator,
+                      let saved = note.userInfo?[ContextDidSave.key] as? ContextDidSave else { return }
+                self.record(saved)
+            }
+        }
     }
 
     static func run(_ env: ScenarioEnvironment, writers: Int, readers: Int, iterations: Int, seconds: Double, nested: Bool = false) throws {
         let ledger = Ledger()
-        let coordinator = env.container.coordinator
-        let observer = NotificationCenter.default.addObserver(forName: .objectGraphContextDidSave, object: nil, queue: nil) { note in
-            guard let sender = note.object as? ManagedObjectContext, sender.coordinator === coordinator,
-                  let saved = note.userInfo?[ContextDidSave.key] as? ContextDidSave else { return }
-            ledger.record(saved)
-        }
+        let observer = ledger.recordSaves(of: env.container.coordinator)
         defer { NotificationCenter.default.removeObserver(observer) }
 
         let setup = env.newContext("setup")
