@@ -106,6 +106,7 @@ let package = Package(
             dependencies: [
                 "ObjectGraph", "ObjectGraphInMemory", "ObjectGraphSQLite", "ObjectGraphBinaryFile", "ObjectGraphLMDB",
                 "ObjectGraphConformance",
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Tests/ConformanceTests"
         ),
