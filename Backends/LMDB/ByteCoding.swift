@@ -1,7 +1,7 @@
 import Foundation
 
-/// Appends fixed-width big-endian integers and length-prefixed bytes to a buffer; the
-/// building block of keys and row values.
+/// Appends fixed-width big-endian integers and length-prefixed bytes to an array: the
+/// building block of keys. Rows are encoded into ``RowBuffer``, which writes the same bytes.
 struct ByteWriter {
     var bytes: [UInt8] = []
 

@@ -89,20 +89,13 @@ extension StressScenarios {
         },
     ]
 
-    /// One step of a worker racing the close: a fetch that traverses, a count, a fault fired,
-    /// or a message inserted and saved.
+    /// One step of a worker racing the close: a reader's step (a fetch that traverses, and a
+    /// count), a fault fired, or a message inserted and saved.
     static func closingStep(_ context: ManagedObjectContext, step: Int, worker: Int, random: inout SeededRandom) throws {
-        switch random.next(5) {
+        switch random.next(4) {
         case 0:
-            var request = FetchRequest<ManagedObject>(entityName: "Chat")
-            request.relationshipKeyPathsForPrefetching = ["messages"]
-            for chat in try context.fetch(request) {
-                _ = try chat.value(forKey: "title")
-                for message in (try chat.value(forKey: "messages") as? Set<ManagedObject>) ?? [] { _ = try message.value(forKey: "text") }
-            }
+            try read(context, random: &random)
         case 1:
-            _ = try context.count(for: FetchRequest<ManagedObject>(entityName: "Message"))
-        case 2:
             // A fault fired: the object turned back into one, then read.
             let messages = try context.fetch(FetchRequest<ManagedObject>(entityName: "Message"))
             guard !messages.isEmpty else { return }
