@@ -42,7 +42,7 @@ extension StressScenarios {
             let closed = SharedValue(false)
             let refusedAfterClose = SharedValue(0)
             let failures = SharedValue<[String]>([])
-            runOnThreads(workers + 1) { index in
+            try runOnThreads(workers + 1) { index in
                 guard index < workers else {
                     // The closer waits until the workers are under way (bounded, so a stuck
                     // worker fails the checks below rather than hanging the run).

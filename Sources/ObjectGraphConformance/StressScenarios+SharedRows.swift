@@ -14,7 +14,7 @@ extension StressScenarios {
             let writers = 8, rounds = 10
             let failures = SharedValue<[String]>([])
             let container = env.container
-            runOnThreads(writers) { writer in
+            try runOnThreads(writers) { writer in
                 let context = container.newBackgroundContext(name: "writer\(writer)")
                 context.mergePolicy = writer % 2 == 0 ? .objectTrumps : .storeTrumps
                 for round in 0..<rounds {

@@ -74,7 +74,7 @@ enum StressScenarios {
         let failures = SharedValue<[String]>([])
         let conflicts = SharedValue(0)
         let completed = SharedValue(0)
-        runOnThreads(contexts.count) { index in
+        try runOnThreads(contexts.count) { index in
             let context = contexts[index]
             var random = SeededRandom(seed: UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15)
             // Objects kept from earlier steps: edited later, after other threads changed them.
@@ -221,19 +221,46 @@ enum StressScenarios {
 }
 
 /// Runs `body(0..<count)` on `count` threads of their own at once and waits for all (a
-/// dispatch pool would run only as many as there are cores, one after another).
-func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+/// dispatch pool would run only as many as there are cores, one after another). Throws when
+/// they have not all finished within ``threadWaitLimit`` (see ``waitForThreads(_:limit:file:line:_:)``).
+func runOnThreads(_ count: Int, file: String = #filePath, line: Int = #line, _ body: @escaping @Sendable (Int) -> Void) throws {
     let group = DispatchGroup()
+    let finished = SharedValue<Set<Int>>([])
     for index in 0..<count {
         group.enter()
         let thread = Thread {
             body(index)
+            finished.update { _ = $0.insert(index) }
             group.leave()
         }
         thread.name = "objectgraph-stress-\(index)"
         thread.start()
     }
-    group.wait()
+    try waitForThreads(group, file: file, line: line) {
+        let stuck = Set(0..<count).subtracting(finished.get()).sorted()
+        return "threads \(stuck.map { "objectgraph-stress-\($0)" }.joined(separator: ", ")) of \(count)"
+    }
+}
+
+/// How long a scenario waits for its threads: far beyond what any of them needs on a loaded
+/// machine, so reaching it means a thread is stuck (a deadlock or a call that never returns),
+/// not slow. It is no speed check; it turns a hang, which would stop the whole test run
+/// without a word, into this scenario's failure naming what did not finish.
+let threadWaitLimit: TimeInterval = 300
+
+/// Waits for `group`; throws a failure naming `what()` when `limit` passes first.
+/// The stuck threads are left running: a thread cannot be stopped from outside.
+func waitForThreads(_ group: DispatchGroup, limit: TimeInterval = threadWaitLimit, file: String = #filePath, line: Int = #line, _ what: () -> String) throws {
+    guard group.wait(timeout: .now() + limit) == .success else {
+        throw ScenarioFailure(message: "\(what()) still running after \(limit) s: stuck (a deadlock, or a store call that never returned)", file: file, line: line)
+    }
+}
+
+/// Waits for `semaphore`; throws like ``waitForThreads(_:limit:file:line:_:)``.
+func waitForSignal(_ semaphore: DispatchSemaphore, limit: TimeInterval = threadWaitLimit, file: String = #filePath, line: Int = #line, _ what: () -> String) throws {
+    guard semaphore.wait(timeout: .now() + limit) == .success else {
+        throw ScenarioFailure(message: "\(what()) not signalled after \(limit) s: stuck (a deadlock, or a store call that never returned)", file: file, line: line)
+    }
 }
 
 /// A small deterministic generator (SplitMix64), so each worker's choices are reproducible.

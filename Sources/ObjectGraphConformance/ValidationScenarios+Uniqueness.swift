@@ -152,9 +152,9 @@ extension ValidationScenarios {
                 outcomes.update { $0.append(outcome) }
             }
         }
-        for _ in 0..<workers { ready.wait() }
+        for _ in 0..<workers { try waitForSignal(ready) { "a worker's insert before its save" } }
         for _ in 0..<workers { go.signal() }
-        done.wait()
+        try waitForThreads(done) { "the racing saves" }
         try checkEqual(outcomes.get().sorted(), ["refused", "refused", "refused", "refused", "refused", "saved"], "outcomes of \(workers) racing saves")
         let verify = env.newContext()
         try verify.performAndWait {

@@ -171,9 +171,9 @@ extension ValidationScenarios {
                     }
                 }
             }
-            for _ in workers { ready.wait() }
+            for _ in workers { try waitForSignal(ready) { "round \(round): a worker's insert before its save" } }
             for _ in workers { go.signal() }
-            done.wait()
+            try waitForThreads(done) { "round \(round): the racing upserts" }
             try checkEqual(outcomes.get(), Array(repeating: "saved", count: writers), "round \(round): every upsert saved")
         }
         let verifier = verify()
