@@ -41,6 +41,9 @@ struct SQLiteQueryCompiler {
     private var nesting = 0
     /// How many comparisons have been compiled.
     private var comparisons = 0
+    /// Whether the SQL sums integers, which fails the statement on an overflow (see the
+    /// `@sum` case of the comparisons).
+    private(set) var mayOverflow = false
 
     /// SQLite refuses SQL nested much deeper than this ("parser stack overflow" at about 30
     /// levels of `(… OR (NOT …` here, fewer around member subqueries), where the parser of
@@ -177,21 +180,67 @@ struct SQLiteQueryCompiler {
             default: throw Unsupported()
             }
         case .count:
-            guard path.steps.count == 1, c.modifier == .direct, let relationship = path.steps.first else { throw Unsupported() }
-            let members = try memberSource(relationship, owner: "t0", alias: "m\(aliasCount + 1)")
+            guard c.modifier == .direct else { throw Unsupported() }
+            let (owner, relationship) = try owner(ofMembersIn: path)
             aliasCount += 1
-            return try compare("(SELECT COUNT(*) \(members.from) WHERE \(members.condition))", .integer64, c, rightLeaf: rightLeaf)
-        case .aggregate:
-            throw Unsupported()
+            let members = try memberSource(relationship, owner: owner, alias: "m\(aliasCount)")
+            return try compare(whenPresent(owner, "(SELECT COUNT(*) \(members.from) WHERE \(members.condition))"), .integer64, c, rightLeaf: rightLeaf)
+        case .aggregate(let function, let attribute):
+            guard c.modifier == .direct, !attribute.isTransient else { throw Unsupported() }
+            let (owner, relationship) = try owner(ofMembersIn: path)
+            aliasCount += 1
+            let alias = "m\(aliasCount)"
+            let members = try memberSource(relationship, owner: owner, alias: alias)
+            let column = "\(alias).\(SQLiteSchema.attributeColumn(attribute))"
+            let value: String
+            switch function {
+            case .minimum, .maximum:
+                // Order-independent, and SQL's order is the shared sort's: numbers (a stored NaN
+                // is a blob, after every number, where the shared sort puts NaN), dates as
+                // numbers, strings through the same collation as comparisons. NULLs are skipped
+                // and no members give NULL, as `AggregateFunction.apply` does.
+                guard [.integer16, .integer32, .integer64, .boolean, .date, .double, .float, .string].contains(attribute.type) else { throw Unsupported() }
+                let collate = attribute.type == .string ? " COLLATE OG_NATURAL" : ""
+                value = "(SELECT \(function == .minimum ? "MIN" : "MAX")(\(column)\(collate)) \(members.from) WHERE \(members.condition))"
+            case .sum:
+                // Integers only: their sum is exact in any order. An overflow makes SQLite's
+                // SUM fail the statement, where the shared layer sums in floating point; the
+                // store then answers the fetch without this predicate (see `mayOverflow`).
+                // A floating-point sum depends on the order of its terms, which SQL does not
+                // share with the shared layer, and `@avg` is one: both are left to it.
+                guard [.integer16, .integer32, .integer64].contains(attribute.type) else { throw Unsupported() }
+                mayOverflow = true
+                value = "(SELECT COALESCE(SUM(\(column)), 0) \(members.from) WHERE \(members.condition))"
+            case .average:
+                throw Unsupported()
+            }
+            let type: AttributeType = function == .sum ? .integer64 : attribute.type
+            return try compare(whenPresent(owner, value), type, c, rightLeaf: rightLeaf)
         }
     }
 
-    /// ANY / ALL / NONE over `toMany.attribute`.
+    /// The row owning the members that `path` (to-one steps, then one to-many, then its
+    /// terminal) walks to last, and that to-many. A to-many before the last step makes a
+    /// collection of owners, which is left to the shared layer.
+    private mutating func owner(ofMembersIn path: ResolvedKeyPath) throws -> (alias: String, relationship: RelationshipDescription) {
+        guard let relationship = path.steps.last, relationship.isToMany, !path.steps.dropLast().contains(where: \.isToMany) else { throw Unsupported() }
+        return (try alias(for: Array(path.steps.dropLast())), relationship)
+    }
+
+    /// `value`, or NULL when the row `owner` names is missing (a to-one on the way is empty):
+    /// the shared layer gives such a key path nil, not the count or aggregate of no members.
+    private func whenPresent(_ owner: String, _ value: String) -> String {
+        owner == "t0" ? value : "(CASE WHEN \(owner).pk IS NULL THEN NULL ELSE \(value) END)"
+    }
+
+    /// ANY / ALL / NONE over `toMany.attribute`, the to-many reached through to-one steps. A
+    /// missing owner has no members, as in the shared layer: ANY fails, ALL and NONE hold.
     private mutating func compileMembers(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription, rightLeaf: Int) throws -> String {
-        guard path.steps.count == 1, let relationship = path.steps.first, relationship.isToMany, !attribute.isTransient else { throw Unsupported() }
+        guard !attribute.isTransient else { throw Unsupported() }
+        let (owner, relationship) = try owner(ofMembersIn: path)
         aliasCount += 1
         let alias = "m\(aliasCount)"
-        let members = try memberSource(relationship, owner: "t0", alias: alias)
+        let members = try memberSource(relationship, owner: owner, alias: alias)
         let condition = try compare("\(alias).\(SQLiteSchema.attributeColumn(attribute))", attribute.type, c, rightLeaf: rightLeaf)
         switch c.modifier {
         case .any, .direct: return "EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND \(condition))"

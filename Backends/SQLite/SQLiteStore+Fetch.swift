@@ -20,6 +20,9 @@ extension SQLiteStore {
         let recipe: [SQLiteQueryCompiler.BindingSource]
         let answer: Answer
         let applied: StoreFetchResult.Applied
+        /// Whether the SQL sums integers (a predicate's `@sum`), which fails the statement on
+        /// an overflow; the fetch is then answered without the predicate (see ``SQLiteStore/fetch(_:connection:)``).
+        var mayOverflow = false
     }
 
     /// The most shapes ``queryCache`` keeps; it is emptied when full (an app has a few dozen
@@ -71,6 +74,18 @@ extension SQLiteStore {
                 cache[shape] = query
             }
         }
+        do {
+            return try run(query, bindings, request, connection: connection)
+        } catch let error as StoreError where query.mayOverflow && (error.underlying as? SQLiteError)?.message.contains("integer overflow") == true {
+            // A predicate's integer `@sum` overflowed in SQL, where the shared layer sums in
+            // floating point instead: the rows go to the shared layer to be filtered there.
+            let fallback = compile(request, pushingPredicate: false)
+            return try run(fallback.query, fallback.bindings, request, connection: connection)
+        }
+    }
+
+    /// Runs a compiled query with its bound values.
+    private func run(_ query: CompiledQuery, _ bindings: [AttributeValue], _ request: borrowing StoreFetchRequest, connection: SQLiteConnection) throws -> StoreFetchResult {
         let statement = try connection.prepare(query.sql)
         for (offset, value) in bindings.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
         switch query.answer {
@@ -105,13 +120,14 @@ extension SQLiteStore {
     }
 
     /// Compiles `request` (not a grouping): as much of it as SQL can answer exactly, and the
-    /// values it binds.
-    private func compile(_ request: StoreFetchRequest) -> (query: CompiledQuery, bindings: [AttributeValue]) {
+    /// values it binds; with `pushingPredicate` false, none of its predicate (and so none of
+    /// its sort or range).
+    private func compile(_ request: StoreFetchRequest, pushingPredicate: Bool = true) -> (query: CompiledQuery, bindings: [AttributeValue]) {
         let root = request.entity.rootName
         var compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier)
         var predicateSQL: String? = "1"
         if let predicate = request.predicate {
-            predicateSQL = try? compiler.predicate(predicate, entity: request.entity)
+            predicateSQL = pushingPredicate ? try? compiler.predicate(predicate, entity: request.entity) : nil
             if predicateSQL == nil { compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier) }
         }
         var orderSQL: String? = nil
@@ -127,7 +143,8 @@ extension SQLiteStore {
         var bindings = filter.bindings
         let everything = predicateSQL != nil && orderSQL != nil
         if request.resultType == .count && predicateSQL != nil {
-            return (CompiledQuery(sql: "SELECT COUNT(*) \(filter.from) \(filter.whereSQL)", recipe: recipe, answer: .count, applied: .all), filter.bindings)
+            return (CompiledQuery(sql: "SELECT COUNT(*) \(filter.from) \(filter.whereSQL)", recipe: recipe, answer: .count, applied: .all,
+                                  mayOverflow: compiler.mayOverflow), filter.bindings)
         }
         let idsOnly = request.resultType == .objectIDs && everything
         var sql = "SELECT \(idsOnly ? "t0.pk, t0.entity" : selectList(root, alias: "t0")) \(filter.from) \(filter.whereSQL)"
@@ -142,7 +159,8 @@ extension SQLiteStore {
         var applied: StoreFetchResult.Applied = []
         if predicateSQL != nil { applied.insert(.predicate) }
         if everything { applied = .all }
-        return (CompiledQuery(sql: sql, recipe: recipe, answer: idsOnly ? .objectIDs : .rows, applied: applied), bindings)
+        return (CompiledQuery(sql: sql, recipe: recipe, answer: idsOnly ? .objectIDs : .rows, applied: applied,
+                              mayOverflow: predicateSQL != nil && compiler.mayOverflow), bindings)
     }
 
     /// `FROM` and `WHERE` selecting the request's rows (`t0`), with their bindings and where

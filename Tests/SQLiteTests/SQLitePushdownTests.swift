@@ -55,6 +55,111 @@ struct SQLitePushdownTests {
         #expect(count.count == 2, "nil != 0 holds (two-valued logic)")
     }
 
+    @Test("@sum over integers, @min and @max in predicates run in SQL with the shared layer's answers")
+    func aggregates() throws {
+        let (container, store, model) = try Self.store()
+        let chats = try model.requireEntity("Chat")
+        // Émile's ranks are 0, nil, 2; emile's 0; zed has no messages.
+        let cases: [(String, [Int64])] = [
+            ("messages.@sum.rank == 2", [1]),
+            ("messages.@sum.rank == 0", [2, 3]),  // no members sum to 0
+            ("messages.@max.rank >= 2", [1]),
+            ("messages.@min.rank == 0", [1, 2]),  // nil is skipped
+            ("messages.@max.rank == nil", [3]),  // no members: nil
+            ("messages.@min.text ==[c] 'a'", [1]),  // "A" sorts before "b"
+            ("messages.@max.text == 'x'", [2]),
+        ]
+        let context = container.newBackgroundContext()
+        for (format, expected) in cases {
+            let answer = try store.fetch(StoreFetchRequest(entity: chats, predicate: try FetchPredicate(format: format)))
+            #expect(answer.applied.contains(.predicate), "\(format) runs in SQL")
+            #expect(answer.objectIDs.compactMap(\.primaryKey).sorted() == expected, "\(format)")
+            let counted = try store.fetch(StoreFetchRequest(entity: chats, predicate: try FetchPredicate(format: format), resultType: .count))
+            #expect(counted.count == expected.count, "\(format), counted in SQL")
+            try context.performAndWait {
+                let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: try FetchPredicate(format: format)))
+                #expect(found.compactMap(\.objectID.primaryKey).sorted() == expected, "\(format) through a context")
+            }
+        }
+        // A mean is a floating-point sum, whose last bits depend on the order of its terms.
+        let average = try store.fetch(StoreFetchRequest(entity: chats, predicate: try FetchPredicate(format: "messages.@avg.rank > 0.5")))
+        #expect(!average.applied.contains(.predicate))
+        try context.performAndWait {
+            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: try FetchPredicate(format: "messages.@avg.rank > 0.5")))
+            #expect(found.compactMap(\.objectID.primaryKey) == [1], "Émile's mean rank is 1")
+        }
+    }
+
+    @Test("@count, aggregates and ANY through a to-one run in SQL; an empty to-one gives nil, not the answer for no members")
+    func membersThroughToOne() throws {
+        let (container, store, model) = try Self.store()
+        let messages = try model.requireEntity("Message")
+        let context = container.newBackgroundContext()
+        let orphan = try context.performAndWait {
+            let message = try context.insertObject(entityName: "Message")
+            try message.setValue("orphan", forKey: "text")
+            try context.save()
+            return message.objectID
+        }
+        let cases: [(String, Set<String>)] = [
+            ("chat.messages.@count == 3", ["b", "A", "c"]),
+            ("chat.messages.@count == 0", []),  // the orphan's key path is nil, not 0
+            ("chat.messages.@count == nil", ["orphan"]),
+            ("chat.messages.@sum.rank == 0", ["x"]),
+            ("chat.messages.@max.rank == nil", ["orphan"]),
+            ("ANY chat.messages.text == 'x'", ["x"]),
+            ("ALL chat.messages.rank != 2", ["x", "orphan"]),  // no chat: no members, ALL holds
+            ("NONE chat.messages.text == 'b'", ["x", "orphan"]),
+        ]
+        for (format, expected) in cases {
+            let answer = try store.fetch(StoreFetchRequest(entity: messages, predicate: try FetchPredicate(format: format)))
+            #expect(answer.applied.contains(.predicate), "\(format) runs in SQL")
+            try context.performAndWait {
+                let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Message", predicate: try FetchPredicate(format: format)))
+                #expect(Set(try found.map { try #require($0.value(forKey: "text") as? String) }) == expected, "\(format)")
+                #expect(found.contains { $0.objectID == orphan } == expected.contains("orphan"))
+            }
+        }
+    }
+
+    @Test("an integer @sum that overflows in SQL is answered by the shared layer, which sums in floating point")
+    func overflowingSum() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Account") { e in
+                e.attribute("name", .string)
+                e.toMany("entries", "Entry", inverse: "account")
+            }
+            m.entity("Entry") { e in
+                e.attribute("amount", .integer64)
+                e.toOne("account", "Account", inverse: "entries")
+            }
+        }
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: try SQLiteStoreTests.temporaryFile())])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for (name, amounts) in [("huge", [Int64.max, 1]), ("small", [1, 2])] {
+                let account = try context.insertObject(entityName: "Account")
+                try account.setValue(name, forKey: "name")
+                for amount in amounts {
+                    let entry = try context.insertObject(entityName: "Entry")
+                    try entry.setValue(amount, forKey: "amount")
+                    try entry.setValue(account, forKey: "account")
+                }
+            }
+            try context.save()
+        }
+        let store = try #require(container.coordinator.persistentStores.first)
+        let request = StoreFetchRequest(entity: try model.requireEntity("Account"), predicate: try FetchPredicate(format: "entries.@sum.amount > 4"))
+        let answer = try store.fetch(request)
+        #expect(!answer.applied.contains(.predicate), "SQLite's SUM overflowed, so the predicate is left to the shared layer")
+        #expect(answer.snapshots.count == 2, "every candidate row, for the shared layer to filter")
+        try context.performAndWait {
+            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Account", predicate: try FetchPredicate(format: "entries.@sum.amount > 4")))
+            #expect(try found.map { try $0.value(forKey: "name") as? String } == ["huge"])
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Account", predicate: try FetchPredicate(format: "entries.@sum.amount > 4"))) == 1)
+        }
+    }
+
     @Test("what SQL cannot express exactly is left to the shared layer, with the same answer")
     func fallback() throws {
         let (container, store, model) = try Self.store()
