@@ -153,8 +153,10 @@ struct SQLiteQueryCompiler {
             guard c.modifier == .direct else { throw Unsupported() }
             let (expression, type) = try column(path)
             return try compare(expression, type, c, rightLeaf: rightLeaf)
+        case .relationship(let relationship) where relationship.isToMany:
+            return try compileMemberObjects(c, path: path, relationship: relationship, rightLeaf: rightLeaf)
         case .relationship(let relationship):
-            guard !relationship.isToMany, !path.steps.contains(where: \.isToMany), c.modifier == .direct, !relationship.isTransient else { throw Unsupported() }
+            guard !path.steps.contains(where: \.isToMany), c.modifier == .direct, !relationship.isTransient else { throw Unsupported() }
             let alias = try alias(for: path.steps)
             let (fk, fke) = SQLiteSchema.foreignKey(relationship)
             let hierarchy = schema.layouts[model.destinationEntity(of: relationship).name]?.allEntitiesOfRoot ?? []
@@ -216,6 +218,45 @@ struct SQLiteQueryCompiler {
             }
             let type: AttributeType = function == .sum ? .integer64 : attribute.type
             return try compare(whenPresent(owner, value), type, c, rightLeaf: rightLeaf)
+        }
+    }
+
+    /// ANY / ALL / NONE over the members of a to-many (reached through to-one steps) compared
+    /// with objects: `ANY tags == %@`, `tags CONTAINS %@`, `NONE tags IN %@`. Members are rows, never nil, so
+    /// `== nil` holds for none of them.
+    private mutating func compileMemberObjects(_ c: PredicateComparison, path: ResolvedKeyPath, relationship: RelationshipDescription, rightLeaf: Int) throws -> String {
+        guard !relationship.isTransient, !path.steps.contains(where: \.isToMany) else { throw Unsupported() }
+        let owner = try alias(for: path.steps)
+        aliasCount += 1
+        let alias = "m\(aliasCount)"
+        let members = try memberSource(relationship, owner: owner, alias: alias)
+        let hierarchy = schema.layouts[model.destinationEntity(of: relationship).name]?.allEntitiesOfRoot ?? []
+        func equals(_ operand: PredicateOperand, leaf: Int) throws -> String {
+            switch operand {
+            case .constant(.null): return "0"
+            case .object(let id):
+                guard let pk = id.primaryKey, id.storeIdentifier == storeIdentifier, hierarchy.contains(id.entityName) else { return "0" }
+                if hierarchy.count == 1 { return "(\(alias).pk = \(bind(.integer(pk), .leafKey(leaf))))" }
+                return "(\(alias).pk = \(bind(.integer(pk), .leafKey(leaf))) AND \(alias).entity = \(bind(.string(id.entityName), .leafEntity(leaf))))"
+            default: throw Unsupported()
+            }
+        }
+        let condition: String
+        switch c.op {
+        case .equal: condition = try equals(c.right, leaf: rightLeaf)
+        // `tags CONTAINS %@`: membership, which is ANY `==`.
+        case .contains where c.modifier == .direct: condition = try equals(c.right, leaf: rightLeaf)
+        case .notEqual: condition = "(NOT \(try equals(c.right, leaf: rightLeaf)))"
+        case .in:
+            guard case .list(let items) = c.right else { throw Unsupported() }
+            let leaves = Self.itemLeaves(items, from: rightLeaf)
+            condition = items.isEmpty ? "0" : "(" + (try zip(items, leaves).map { try equals($0, leaf: $1) }).joined(separator: " OR ") + ")"
+        default: throw Unsupported()
+        }
+        switch c.modifier {
+        case .any, .direct: return "EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND \(condition))"
+        case .all: return "(NOT EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND NOT \(condition)))"
+        case .none: return "(NOT EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND \(condition)))"
         }
     }
 

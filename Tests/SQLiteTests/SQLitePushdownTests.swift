@@ -122,6 +122,36 @@ struct SQLitePushdownTests {
         }
     }
 
+    @Test("a to-many compared with objects (ANY/ALL/NONE ==, IN, CONTAINS) runs in SQL with the shared layer's answers")
+    func memberObjects() throws {
+        let (container, store, model) = try Self.store()
+        let chats = try model.requireEntity("Chat")
+        let context = container.newBackgroundContext()
+        let (a, x) = try context.performAndWait {
+            let messages = try context.fetch(FetchRequest<ManagedObject>(entityName: "Message", sortKeys: [SortKey("text")]))
+            let ids = try Dictionary(uniqueKeysWithValues: messages.map { (try #require($0.value(forKey: "text") as? String), $0.objectID) })
+            return (try #require(ids["A"]), try #require(ids["x"]))
+        }
+        // Émile holds b, A, c; emile holds x; zed none.
+        let cases: [(FetchPredicate, [Int64])] = [
+            (try FetchPredicate(format: "ANY messages == %@", a), [1]),
+            (try FetchPredicate(format: "messages CONTAINS %@", x), [2]),
+            (try FetchPredicate(format: "ANY messages IN %@", [a, x]), [1, 2]),
+            (try FetchPredicate(format: "ALL messages != %@", a), [2, 3]),  // zed: no members, ALL holds
+            (try FetchPredicate(format: "NONE messages == %@", x), [1, 3]),
+            (try FetchPredicate(format: "ANY messages == nil"), []),
+        ]
+        for (predicate, expected) in cases {
+            let answer = try store.fetch(StoreFetchRequest(entity: chats, predicate: predicate))
+            #expect(answer.applied.contains(.predicate), "\(predicate) runs in SQL")
+            #expect(answer.objectIDs.compactMap(\.primaryKey).sorted() == expected, "\(predicate)")
+            try context.performAndWait {
+                let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: predicate))
+                #expect(found.compactMap(\.objectID.primaryKey).sorted() == expected, "\(predicate) through a context")
+            }
+        }
+    }
+
     @Test("an integer @sum that overflows in SQL is answered by the shared layer, which sums in floating point")
     func overflowingSum() throws {
         let model = try ManagedObjectModel { m in
