@@ -36,6 +36,9 @@ struct SQLiteQueryCompiler {
     /// The number of the next comparison's first leaf (see ``SQLiteQueryShape/leaves``).
     private var nextLeaf = 0
     private var aliases: [String: String] = [:]  // joined key-path prefix → alias
+    /// The row key paths start from: the fetched row (`t0`), or a SUBQUERY's member while its
+    /// predicate is compiled.
+    private var base = "t0"
     private var aliasCount = 0
     /// How many AND, OR and NOT groups enclose the part being compiled.
     private var nesting = 0
@@ -65,7 +68,7 @@ struct SQLiteQueryCompiler {
 
     /// The alias of the row reached by walking to-one `steps` from the fetched row (`t0`).
     mutating func alias(for steps: [RelationshipDescription]) throws -> String {
-        var alias = "t0"
+        var alias = base
         var prefix = ""
         for step in steps {
             guard !step.isToMany, !step.isTransient else { throw Unsupported() }
@@ -136,10 +139,13 @@ struct SQLiteQueryCompiler {
         // Comparisons are compiled in the order the shape lists their leaves.
         let rightLeaf = nextLeaf + SQLiteQueryShape.leafCount(c.left)
         nextLeaf = rightLeaf + SQLiteQueryShape.leafCount(c.right)
+        if case .subqueryCount(let collection, _, let inner) = c.left {
+            return try compileSubqueryCount(c, collection: collection, inner: inner, firstLeaf: rightLeaf - SQLiteQueryShape.leafCount(c.left), rightLeaf: rightLeaf, entity: entity)
+        }
         guard case .keyPath(let keyPath) = c.left else {
             if case .evaluatedObject = c.left, case .object(let id) = c.right, c.op == .equal || c.op == .notEqual {
                 guard let pk = id.primaryKey, id.storeIdentifier == storeIdentifier else { return c.op == .equal ? "0" : "1" }
-                let match = "(t0.pk = \(bind(.integer(pk), .leafKey(rightLeaf))) AND t0.entity = \(bind(.string(id.entityName), .leafEntity(rightLeaf))))"
+                let match = "(\(base).pk = \(bind(.integer(pk), .leafKey(rightLeaf))) AND \(base).entity = \(bind(.string(id.entityName), .leafEntity(rightLeaf))))"
                 return c.op == .equal ? match : "(NOT \(match))"
             }
             throw Unsupported()
@@ -221,6 +227,38 @@ struct SQLiteQueryCompiler {
         }
     }
 
+    /// `SUBQUERY(collection, $x, inner).@count` compared with a constant: a correlated count of
+    /// the members matching `inner`, compiled from the member's row (its joins inside the
+    /// subquery). A missing owner (an empty to-one on the way) counts 0, as in the shared
+    /// layer, which counts the rows the collection reaches.
+    private mutating func compileSubqueryCount(_ c: PredicateComparison, collection: String, inner: FetchPredicate, firstLeaf: Int, rightLeaf: Int, entity: EntityDescription) throws -> String {
+        let path = try ResolvedKeyPath.resolve(collection, from: entity, in: model)
+        guard case .relationship(let relationship) = path.terminal, relationship.isToMany, !relationship.isTransient,
+              !path.steps.contains(where: \.isToMany), c.modifier == .direct else { throw Unsupported() }
+        try enter(); defer { nesting -= 1 }
+        let owner = try alias(for: path.steps)
+        aliasCount += 1
+        let member = "m\(aliasCount)"
+        let members = try memberSource(relationship, owner: owner, alias: member)
+        // The member's key paths join from the member, inside the subquery.
+        let outer = (base: base, joins: joins, aliases: aliases, next: nextLeaf)
+        (base, joins, aliases, nextLeaf) = (member, [], [:], firstLeaf)
+        defer { (base, joins, aliases, nextLeaf) = (outer.base, outer.joins, outer.aliases, outer.next) }
+        let firstBinding = bindings.count
+        let condition = try compile(inner, entity: model.destinationEntity(of: relationship))
+        let innerBindings = firstBinding..<bindings.count
+        let innerJoins = joins.isEmpty ? "" : " " + joins.joined(separator: " ")
+        let count = "(SELECT COUNT(*) \(members.from)\(innerJoins) WHERE \(members.condition) AND \(condition))"
+        let comparison = try compare(count, .integer64, c, rightLeaf: rightLeaf, nonNull: true)
+        // A comparison that cannot hold (`@count > nil`) is written without the count: its
+        // values must not be bound either, or every later parameter takes the wrong one.
+        if !comparison.contains(count) {
+            bindings.removeSubrange(innerBindings)
+            recipe.removeSubrange(innerBindings)
+        }
+        return comparison
+    }
+
     /// ANY / ALL / NONE over the members of a to-many (reached through to-one steps) compared
     /// with objects: `ANY tags == %@`, `tags CONTAINS %@`, `NONE tags IN %@`. Members are rows, never nil, so
     /// `== nil` holds for none of them.
@@ -271,7 +309,7 @@ struct SQLiteQueryCompiler {
     /// `value`, or NULL when the row `owner` names is missing (a to-one on the way is empty):
     /// the shared layer gives such a key path nil, not the count or aggregate of no members.
     private func whenPresent(_ owner: String, _ value: String) -> String {
-        owner == "t0" ? value : "(CASE WHEN \(owner).pk IS NULL THEN NULL ELSE \(value) END)"
+        owner == base ? value : "(CASE WHEN \(owner).pk IS NULL THEN NULL ELSE \(value) END)"
     }
 
     /// ANY / ALL / NONE over `toMany.attribute`, the to-many reached through to-one steps. A
@@ -314,7 +352,10 @@ struct SQLiteQueryCompiler {
     }
 
     /// `expression op right` as 0/1 SQL; `rightLeaf` numbers the right operand's first leaf.
-    private mutating func compare(_ expression: String, _ type: AttributeType, _ c: PredicateComparison, rightLeaf: Int) throws -> String {
+    /// An expression that is never NULL (nor NaN) — a SUBQUERY's count — is written once:
+    /// the NULL guards repeat it, and a repeated expression holding parameters of its own
+    /// would take the values meant for the parameters after it (they are bound by position).
+    private mutating func compare(_ expression: String, _ type: AttributeType, _ c: PredicateComparison, rightLeaf: Int, nonNull: Bool = false) throws -> String {
         if type == .decimal || type == .transformable { throw Unsupported() }
         let isString = type == .string
         let collate = (type == .string || type == .uri) ? " COLLATE OG_NATURAL" : ""
@@ -341,6 +382,7 @@ struct SQLiteQueryCompiler {
             if isString && !c.options.isEmpty {
                 return "COALESCE(og_text(\(SQLiteFunctions.opcode(c.op)), \(c.options.rawValue), \(expression), \(bind(value, .leaf(rightLeaf)))), 0)"
             }
+            if nonNull { return "(\(expression) \(c.op.rawValue) \(bind(value, .leaf(rightLeaf)))\(collate))" }
             // A stored NaN is a blob (see `SQLiteStatement.bindNaN`), above every number: an
             // upper bound of the least blob keeps it out of `>` and `>=`, as NaN compares with
             // nothing. (`<`, `<=` and BETWEEN's upper bound exclude blobs already.)
@@ -350,6 +392,9 @@ struct SQLiteQueryCompiler {
             guard case .list(let items) = c.right, c.options.isEmpty || !isString else { throw Unsupported() }
             let values = try items.map(constant)
             let present = zip(values, Self.itemLeaves(items, from: rightLeaf)).filter { !$0.0.isNull }
+            if nonNull {
+                return present.isEmpty ? "0" : "(\(expression)\(collate) IN (\(present.map { bind($0.0, .leaf($0.1)) }.joined(separator: ", "))))"
+            }
             var parts: [String] = []
             if !present.isEmpty {
                 parts.append("(\(expression) IS NOT NULL AND \(expression)\(collate) IN (\(present.map { bind($0.0, .leaf($0.1)) }.joined(separator: ", "))))")
@@ -361,6 +406,7 @@ struct SQLiteQueryCompiler {
             let low = try constant(items[0]), high = try constant(items[1])
             if low.isNull || high.isNull { return "0" }
             let leaves = Self.itemLeaves(items, from: rightLeaf)
+            if nonNull { return "(\(expression) BETWEEN \(bind(low, .leaf(leaves[0])))\(collate) AND \(bind(high, .leaf(leaves[1])))\(collate))" }
             return "(\(expression) IS NOT NULL AND \(expression) >= \(bind(low, .leaf(leaves[0])))\(collate) AND \(expression) <= \(bind(high, .leaf(leaves[1])))\(collate))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard isString, case .string = try constant(c.right) else { throw Unsupported() }

@@ -55,7 +55,7 @@ struct SQLitePushdownTests {
         #expect(count.count == 2, "nil != 0 holds (two-valued logic)")
     }
 
-    @Test("@sum over integers, @min and @max in predicates run in SQL with the shared layer's answers")
+    @Test("@sum over integers, @min, @max and SUBQUERY counts in predicates run in SQL with the shared layer's answers")
     func aggregates() throws {
         let (container, store, model) = try Self.store()
         let chats = try model.requireEntity("Chat")
@@ -68,6 +68,16 @@ struct SQLitePushdownTests {
             ("messages.@max.rank == nil", [3]),  // no members: nil
             ("messages.@min.text ==[c] 'a'", [1]),  // "A" sorts before "b"
             ("messages.@max.text == 'x'", [2]),
+            ("SUBQUERY(messages, $m, $m.rank >= 0 AND $m.text != 'b').@count == 1", [1, 2]),  // nil >= 0 fails
+            ("SUBQUERY(messages, $m, $m.chat.title ==[cd] 'emile').@count == 3", [1]),  // a join from the member
+            // A range, BETWEEN and IN on a count whose subquery binds values of its own.
+            ("SUBQUERY(messages, $m, $m.text IN {'A', 'x'}).@count > 0", [1, 2]),
+            ("SUBQUERY(messages, $m, $m.text BEGINSWITH 'x' OR $m.rank == 2).@count BETWEEN {1, 2}", [1, 2]),
+            ("SUBQUERY(messages, $m, $m.text != 'b').@count IN {0, 2}", [1, 3]),
+            ("SUBQUERY(messages, $m, $m.rank == nil).@count == 0 AND messages.@count == 0", [3]),
+            // A count compared with nil holds for no row; the values of the subquery dropped
+            // with it must not shift the parameters after it.
+            ("SUBQUERY(messages, $m, $m.text == 'b').@count > nil OR title == 'zed'", [3]),
         ]
         let context = container.newBackgroundContext()
         for (format, expected) in cases {
@@ -110,6 +120,8 @@ struct SQLitePushdownTests {
             ("ANY chat.messages.text == 'x'", ["x"]),
             ("ALL chat.messages.rank != 2", ["x", "orphan"]),  // no chat: no members, ALL holds
             ("NONE chat.messages.text == 'b'", ["x", "orphan"]),
+            // A SUBQUERY counts the members it reaches: none without a chat.
+            ("SUBQUERY(chat.messages, $m, $m.rank == 0).@count == 0", ["orphan"]),
         ]
         for (format, expected) in cases {
             let answer = try store.fetch(StoreFetchRequest(entity: messages, predicate: try FetchPredicate(format: format)))
