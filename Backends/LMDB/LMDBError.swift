@@ -20,14 +20,15 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible {
     public var description: String { "lmdb error \(code): \(message)" }
 
     /// The ObjectGraph code for this failure. Damaged or foreign files are `corrupt`, a full
-    /// disk or a failed system call is `io`, a lock held elsewhere is `busy` (`EACCES`, `EAGAIN`,
-    /// `EBUSY`; opening a store whose files the process may not use, also `EACCES`, is told
-    /// apart at open, see `LMDBEnvironment`); the other
-    /// `MDB_*` codes (full reader table, too many databases, bad transaction…) are backend
-    /// failures.
+    /// disk or a failed system call is `io` (as is `MDB_PANIC`), a lock held elsewhere is `busy`
+    /// (`EACCES`, `EAGAIN`, `EBUSY`, and a full reader or thread-slot table; opening a store
+    /// whose files the process may not use, also `EACCES`, is told apart at open, see
+    /// `LMDBEnvironment`), a duplicate key is `constraintViolation`; the other `MDB_*` codes
+    /// (too many databases, bad transaction, a changed database handle…) and negative codes
+    /// LMDB does not define are backend failures.
     public var storeCode: StoreError.Code {
         switch code {
-        case MDB_INVALID, MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_VERSION_MISMATCH, MDB_INCOMPATIBLE, MDB_BAD_DBI:
+        case MDB_INVALID, MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_VERSION_MISMATCH, MDB_INCOMPATIBLE:
             return .corrupt
         case MDB_PANIC:
             return .io
@@ -35,8 +36,14 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible {
             return .busy
         case MDB_KEYEXIST:
             return .constraintViolation
+        // MDB_BAD_DBI says a database handle no longer names the database it was opened for
+        // (closed or reopened since the transaction began, or kept from a transaction that
+        // aborted): a fault in the handles the store keeps, not damage in the file, so not
+        // `corrupt` (which tells the caller the file is bad). Nor `closed`: the store closes
+        // its environment only after refusing new transactions with `closed` itself
+        // (`LMDBEnvironment`), so a store that answers this is still open.
         case MDB_NOTFOUND, MDB_MAP_FULL, MDB_MAP_RESIZED, MDB_DBS_FULL, MDB_TXN_FULL, MDB_CURSOR_FULL,
-             MDB_PAGE_FULL, MDB_BAD_RSLOT, MDB_BAD_TXN, MDB_BAD_VALSIZE:
+             MDB_PAGE_FULL, MDB_BAD_RSLOT, MDB_BAD_TXN, MDB_BAD_VALSIZE, MDB_BAD_DBI:
             return .backend
         default:
             // Positive codes are errno values from the system calls under LMDB.

@@ -102,21 +102,6 @@ struct LMDBStoreTests {
         reopened.close()
     }
 
-    @Test("LMDB codes map to typed errors carrying mdb_strerror's text and the code")
-    func errorMapping() {
-        let full = LMDBError(code: MDB_MAP_FULL)
-        #expect(full.message == String(cString: mdb_strerror(MDB_MAP_FULL)))
-        #expect(full.description.contains("\(MDB_MAP_FULL)"))
-        let cases: [(Int32, StoreError.Code)] = [
-            (MDB_CORRUPTED, .corrupt), (MDB_INVALID, .corrupt), (MDB_VERSION_MISMATCH, .corrupt), (MDB_PAGE_NOTFOUND, .corrupt),
-            (MDB_READERS_FULL, .busy), (MDB_KEYEXIST, .constraintViolation), (MDB_PANIC, .io), (EIO, .io), (ENOSPC, .io),
-            (MDB_DBS_FULL, .backend), (MDB_TXN_FULL, .backend), (MDB_BAD_TXN, .backend), (EACCES, .busy),
-        ]
-        for (code, expected) in cases {
-            #expect(LMDBError(code: code).storeCode == expected, "MDB code \(code)")
-        }
-    }
-
     @Test("strings with quotes, NUL bytes and long text round-trip exactly, and equality finds them")
     func hostileStrings() throws {
         let url = try LMDBFixture.temporaryFile()
