@@ -1,3 +1,4 @@
+import CLMDB
 import Foundation
 import ObjectGraph
 import ObjectGraphInMemory
@@ -102,5 +103,67 @@ struct LMDBIndexTests {
         #expect(compared > 1000)
         lmdb.close()
         memory.close()
+    }
+
+    @Test("equality, range and both sorted fetches on an indexed attribute are answered from its index, not by a scan")
+    func indexPathIsTaken() throws {
+        let url = try LMDBFixture.temporaryFile()
+        let titles = ["d1", "d2", "d3", "d4", "d5"]
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for (index, title) in titles.enumerated() {
+                let doc = try context.insertObject(entityName: "Doc")
+                try doc.setValue(title, forKey: "title")
+                try doc.setValue(Double(index + 1), forKey: "rank")
+            }
+            try context.save()
+        }
+        container.close()
+        // Each fetch's titles, in the answer's order. The `rank` ones are those the index
+        // serves; the `title` ones (no index) and the unsorted fetch of all scan the rows.
+        func answers() throws -> [String: [String]] {
+            let reopened = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+            defer { reopened.close() }
+            let context = reopened.newBackgroundContext()
+            let requests: [String: FetchRequest<ManagedObject>] = [
+                "rank ==": FetchRequest(entityName: "Doc", predicate: key("rank") == 3.0),
+                "rank >": FetchRequest(entityName: "Doc", predicate: key("rank") > 1.0, sortKeys: [SortKey("title")]),
+                "by rank": FetchRequest(entityName: "Doc", sortKeys: [SortKey("rank")]),
+                "by rank descending": FetchRequest(entityName: "Doc", sortKeys: [SortKey("rank", ascending: false)]),
+                "all": FetchRequest(entityName: "Doc"),
+                "title ==": FetchRequest(entityName: "Doc", predicate: key("title") == "d3"),
+                "by title": FetchRequest(entityName: "Doc", sortKeys: [SortKey("title", ascending: false)]),
+            ]
+            return try context.performAndWait {
+                var answers = try requests.mapValues { request in
+                    try context.fetch(request).map { try $0.value(forKey: "title") as? String ?? "?" }
+                }
+                // A count with the index's predicate takes the index too.
+                answers["count rank =="] = [String(try context.count(for: requests["rank =="]!))]
+                return answers
+            }
+        }
+        // With the index intact every fetch is right, so an empty answer below can only be
+        // the index's.
+        #expect(try answers() == [
+            "rank ==": ["d3"], "rank >": ["d2", "d3", "d4", "d5"], "by rank": titles, "by rank descending": titles.reversed(),
+            "all": titles, "title ==": ["d3"], "by title": titles.reversed(), "count rank ==": ["1"],
+        ])
+        // Empty the index's database, keeping the database and the metadata listing it as
+        // maintained (so the next open does not rebuild it) and every row.
+        try LMDBFixture.withRawEnvironment(url) { _, txn in
+            var index: MDB_dbi = 0, rows: MDB_dbi = 0
+            #expect(mdb_dbi_open(txn, "og:i:Doc.rank", UInt32(MDB_DUPSORT), &index) == MDB_SUCCESS)
+            #expect(mdb_dbi_open(txn, "og:rows:Doc", 0, &rows) == MDB_SUCCESS)
+            var stat = MDB_stat()
+            #expect(mdb_stat(txn, index, &stat) == MDB_SUCCESS && stat.ms_entries == titles.count)
+            #expect(mdb_drop(txn, index, 0) == MDB_SUCCESS)
+            #expect(mdb_stat(txn, rows, &stat) == MDB_SUCCESS && stat.ms_entries == titles.count)
+        }
+        #expect(try answers() == [
+            "rank ==": [], "rank >": [], "by rank": [], "by rank descending": [], "count rank ==": ["0"],
+            "all": titles, "title ==": ["d3"], "by title": titles.reversed(),
+        ])
     }
 }
