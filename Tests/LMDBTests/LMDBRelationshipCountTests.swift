@@ -110,4 +110,72 @@ struct LMDBRelationshipCountTests {
         // can count them (the context then asks one, see countsMatchScan).
         #expect(try count("box2") == nil)
     }
+
+    @Test("an ordered to-many's members are counted from its stored list: memberCount and @count, as members come and go")
+    func orderedMemberCounts() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Album") { e in
+                e.attribute("name", .string)
+                e.toMany("tracks", "Track", inverse: "album", ordered: true)
+            }
+            m.entity("Track") { e in
+                e.attribute("n", .integer64)
+                e.toOne("album", "Album", inverse: "tracks")
+            }
+        }
+        let container = try PersistentContainer(model: model, stores: [.lmdb(at: try LMDBFixture.temporaryFile())])
+        defer { container.close() }
+        let store = try #require(container.coordinator.persistentStores.first as? LMDBStore)
+        let tracks = try #require(model.entity(named: "Album")?.relationship(named: "tracks"))
+        let sizes = ["none": 0, "one": 1, "two": 2, "many": 23]
+        let context = container.newBackgroundContext()
+        let albums = try context.performAndWait {
+            var albums: [String: ManagedObject] = [:]
+            for (name, size) in sizes {
+                let album = try context.insertObject(entityName: "Album")
+                try album.setValue(name, forKey: "name")
+                for n in 0..<size {
+                    let track = try context.insertObject(entityName: "Track")
+                    try track.setValue(Int64(n), forKey: "n")
+                    // Some at the front, so the list is not in insertion order.
+                    if n % 3 == 0 { try album.insert(track, at: 0, in: "tracks") } else { try album.add(track, to: "tracks") }
+                }
+                albums[name] = album
+            }
+            try context.save()
+            return albums.mapValues(\.objectID)
+        }
+        // The albums whose @count satisfies `format`, by name, read by a context with no
+        // changes so the store evaluates it; a count of the same request must agree.
+        func named(_ format: String) throws -> [String] {
+            let reader = container.newBackgroundContext()
+            return try reader.performAndWait {
+                let request = FetchRequest<ManagedObject>(entityName: "Album", predicate: try FetchPredicate(format: format), sortKeys: [SortKey("name")])
+                let names = try reader.fetch(request).map { try $0.value(forKey: "name") as? String ?? "?" }
+                #expect(try reader.count(for: request) == names.count, "count of \(format)")
+                return names
+            }
+        }
+        for (name, size) in sizes { #expect(try store.memberCount(of: tracks, for: albums[name]!) == size, "\(name)") }
+        #expect(try named("tracks.@count == 2") == ["two"])
+        #expect(try named("tracks.@count == 0") == ["none"])
+        #expect(try named("tracks.@count >= 1") == ["many", "one", "two"])
+        #expect(try named("tracks.@count == 23") == ["many"])
+        // One member off the two-track album and two off the many: the lists shrink.
+        try context.performAndWait {
+            let two = try context.existingObject(with: albums["two"]!)
+            let many = try context.existingObject(with: albums["many"]!)
+            for (album, count) in [(two, 1), (many, 2)] {
+                let members = try context.fetch(FetchRequest<ManagedObject>(entityName: "Track", predicate: .keyPath("album") == album.objectID))
+                for track in members.prefix(count) { try album.remove(track, from: "tracks") }
+            }
+            try context.save()
+        }
+        #expect(try store.memberCount(of: tracks, for: albums["two"]!) == 1)
+        #expect(try store.memberCount(of: tracks, for: albums["many"]!) == 21)
+        #expect(try store.memberCount(of: tracks, for: albums["one"]!) == 1)
+        #expect(try named("tracks.@count == 2") == [])
+        #expect(try named("tracks.@count == 1") == ["one", "two"])
+        #expect(try named("tracks.@count == 21") == ["many"])
+    }
 }
