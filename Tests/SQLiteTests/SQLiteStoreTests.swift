@@ -310,3 +310,28 @@ struct SQLiteStoreTests {
 }
 
 func key(_ path: String) -> ObjectGraph.PredicateOperand { .keyPath(path) }
+
+/// A libsqlite3 connection of a test's own on a store's file: another process's view of it,
+/// for holding locks and writing behind the store's back.
+final class RawConnection: @unchecked Sendable {
+    private var db: OpaquePointer?
+
+    init(_ url: URL) throws {
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+            sqlite3_close_v2(db)
+            throw StoreError(.io, "cannot open \(url.path)")
+        }
+    }
+
+    deinit { sqlite3_close_v2(db) }
+
+    /// Runs `sql` (several statements allowed), throwing SQLite's message on failure.
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(db, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard status == SQLITE_OK else {
+            throw StoreError(.backend, "\(sql): \(message.map { String(cString: $0) } ?? "error \(status)")")
+        }
+    }
+}
