@@ -8,9 +8,10 @@ import Testing
 /// saving its order reads the members' positions in chunks, so a list of any length saves.
 @Suite("SQLite ordered lists")
 struct SQLiteOrderedListTests {
-    @Test("an ordered list longer than SQLite's bound-parameter limit saves, reorders and reads back in order")
-    func listLongerThanTheParameterLimit() throws {
-        let model = try ManagedObjectModel { m in
+    /// Ordered to-manys stored both ways: `Board.pins` in an order column on the pins' rows (its
+    /// inverse is to-one), `Playlist.songs` in its join table's `pos` (many-to-many).
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
             m.entity("Board") { e in
                 e.attribute("name", .string)
                 e.toMany("pins", "Pin", inverse: "board", ordered: true)
@@ -19,7 +20,20 @@ struct SQLiteOrderedListTests {
                 e.attribute("name", .string)
                 e.toOne("board", "Board", inverse: "pins")
             }
+            m.entity("Playlist") { e in
+                e.attribute("name", .string)
+                e.toMany("songs", "Song", inverse: "playlists", ordered: true)
+            }
+            m.entity("Song") { e in
+                e.attribute("name", .string)
+                e.toMany("playlists", "Playlist", inverse: "songs")
+            }
         }
+    }
+
+    @Test("an ordered list longer than SQLite's bound-parameter limit saves, reorders and reads back in order")
+    func listLongerThanTheParameterLimit() throws {
+        let model = try Self.model()
         let url = try SQLiteStoreTests.temporaryFile()
         let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
         defer { container.close() }
