@@ -27,8 +27,14 @@ struct DemoCommand: ParsableCommand {
     }
 
     func run() throws {
+        try run(temporaryRoot: FileManager.default.temporaryDirectory)
+    }
+
+    /// The demo; without `--path` its store's folder is made in `temporaryRoot` and removed
+    /// afterwards (tests pass a root of their own, to see what is left in it).
+    func run(temporaryRoot: URL) throws {
         let directory = path.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-demo-\(UUID().uuidString)")
+            ?? temporaryRoot.appendingPathComponent("objectgraph-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { if path == nil { try? FileManager.default.removeItem(at: directory) } }
         let container = try PersistentContainer(model: try DemoModel.make(), stores: [store.description(in: directory)])
