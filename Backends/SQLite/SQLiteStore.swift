@@ -81,6 +81,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             try Self.enableWAL(connection)
             try Self.configure(connection, synchronous: synchronous)
             self.identifier = try Self.prepareSchema(connection, schema: schema, request: request, url: url)
+            try Self.addMissingIndexes(connection, schema: schema, request: request)
             self.rowReaders = SQLiteRowReader.readers(for: schema, storeIdentifier: identifier)
             var layoutsByNamespace: [ObjectID.Namespace: SQLiteSchema.EntityLayout] = [:]
             for (name, layout) in schema.layouts {
@@ -140,6 +141,53 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return identifier
         }
         return try existingIdentifier(connection, names: names, url: url)
+    }
+
+    /// Adds the uniqueness constraints' indexes (``SQLiteSchema/uniquenessIndexes``) that a
+    /// file made before they existed lacks: the model hash leaves constraints out, so such a
+    /// file opens as this model's, and without them the save-time uniqueness check scans the
+    /// table.
+    ///
+    /// Only a file of this very model (its stored hash is this model's) is touched: another
+    /// model's is refused by the coordinator after the open, and its columns may not exist:
+    /// SQLite then reads a missing column's quoted name as a string literal, and without the
+    /// check an index on that constant went into the other model's file without a word.
+    ///
+    /// The names are compared first, outside any transaction, so that an up-to-date file opens
+    /// without taking the write lock. The indexes are made inside `BEGIN IMMEDIATE`, with
+    /// `IF NOT EXISTS`, since another process may be adding them at the same moment. A file
+    /// this connection cannot write (a read-only file or folder, or a writer holding the lock
+    /// past the busy timeout) is left as it is, quietly: a missing index makes the check
+    /// slower, never wrong, and a later open adds it.
+    private static func addMissingIndexes(_ connection: SQLiteConnection, schema: SQLiteSchema, request: StoreOpenRequest) throws {
+        let wanted = schema.uniquenessIndexes
+        guard !wanted.isEmpty else { return }
+        // (Ends the read the identity's statement left open, before the write begins.)
+        connection.resetActive()
+        let names = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index'")
+        var existing: Set<String> = []
+        while try names.step() { if let name = names.string(0) { existing.insert(name) } }
+        names.reset()
+        let missing = wanted.filter { !existing.contains($0.name) }
+        guard !missing.isEmpty, let handle = connection.handle, sqlite3_db_readonly(handle, "main") == 0 else { return }
+        func cannotWrite(_ error: StoreError) -> Bool { error.code == .busy || error.code == .io }
+        do {
+            try connection.execute("BEGIN IMMEDIATE;")
+        } catch let error as StoreError where cannotWrite(error) {
+            return
+        }
+        do {
+            let hash = try connection.prepare("SELECT value FROM og_metadata WHERE key = 'modelVersionHash'")
+            let matches = try hash.step() && hash.string(0) == request.modelVersionHash
+            hash.reset()
+            if matches { try connection.execute(missing.map(\.sql).joined(separator: "\n")) }
+            try connection.execute(matches ? "COMMIT;" : "ROLLBACK;")
+        } catch let error as StoreError where cannotWrite(error) {
+            try? connection.execute("ROLLBACK;")
+        } catch {
+            try? connection.execute("ROLLBACK;")
+            throw error
+        }
     }
 
     /// Switches the file to WAL (a no-op once it is). Switching a new file needs its exclusive
