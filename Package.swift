@@ -112,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteTests",
-            dependencies: ["ObjectGraph", "ObjectGraphSQLite", "CSQLite"],
+            dependencies: ["ObjectGraph", "ObjectGraphSQLite", "ObjectGraphInMemory", "CSQLite"],
             path: "Tests/SQLiteTests"
         ),
         .testTarget(

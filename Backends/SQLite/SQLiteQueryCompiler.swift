@@ -39,6 +39,9 @@ struct SQLiteQueryCompiler {
     /// The row key paths start from: the fetched row (`t0`), or a SUBQUERY's member while its
     /// predicate is compiled.
     private var base = "t0"
+    /// Whether to-one steps join as inner joins (rows with an empty step left out): from an
+    /// ANY/ALL/NONE member, whose empty to-one gives no value.
+    private var innerJoins = false
     private var aliasCount = 0
     /// How many AND, OR and NOT groups enclose the part being compiled.
     private var nesting = 0
@@ -79,7 +82,7 @@ struct SQLiteQueryCompiler {
             let destination = model.destinationEntity(of: step)
             guard schema.layouts[destination.name] != nil else { throw Unsupported() }
             let fk = SQLiteSchema.foreignKey(step).pk
-            joins.append("LEFT JOIN \(SQLiteSchema.table(destination.rootName)) AS \(next) ON \(next).pk = \(alias).\(fk)")
+            joins.append("\(innerJoins ? "JOIN" : "LEFT JOIN") \(SQLiteSchema.table(destination.rootName)) AS \(next) ON \(next).pk = \(alias).\(fk)")
             aliases[prefix] = next
             alias = next
         }
@@ -241,14 +244,14 @@ struct SQLiteQueryCompiler {
         let member = "m\(aliasCount)"
         let members = try memberSource(relationship, owner: owner, alias: member)
         // The member's key paths join from the member, inside the subquery.
-        let outer = (base: base, joins: joins, aliases: aliases, next: nextLeaf)
-        (base, joins, aliases, nextLeaf) = (member, [], [:], firstLeaf)
-        defer { (base, joins, aliases, nextLeaf) = (outer.base, outer.joins, outer.aliases, outer.next) }
+        let outer = (base: base, joins: joins, aliases: aliases, next: nextLeaf, innerJoins: innerJoins)
+        (base, joins, aliases, nextLeaf, innerJoins) = (member, [], [:], firstLeaf, false)
+        defer { (base, joins, aliases, nextLeaf, innerJoins) = (outer.base, outer.joins, outer.aliases, outer.next, outer.innerJoins) }
         let firstBinding = bindings.count
         let condition = try compile(inner, entity: model.destinationEntity(of: relationship))
         let innerBindings = firstBinding..<bindings.count
-        let innerJoins = joins.isEmpty ? "" : " " + joins.joined(separator: " ")
-        let count = "(SELECT COUNT(*) \(members.from)\(innerJoins) WHERE \(members.condition) AND \(condition))"
+        let memberJoins = joins.isEmpty ? "" : " " + joins.joined(separator: " ")
+        let count = "(SELECT COUNT(*) \(members.from)\(memberJoins) WHERE \(members.condition) AND \(condition))"
         let comparison = try compare(count, .integer64, c, rightLeaf: rightLeaf, nonNull: true)
         // A comparison that cannot hold (`@count > nil`) is written without the count: its
         // values must not be bound either, or every later parameter takes the wrong one.
@@ -314,17 +317,28 @@ struct SQLiteQueryCompiler {
 
     /// ANY / ALL / NONE over `toMany.attribute`, the to-many reached through to-one steps. A
     /// missing owner has no members, as in the shared layer: ANY fails, ALL and NONE hold.
+    ///
+    /// To-one steps after the to-many (`ANY messages.author.name`) are joined from each member
+    /// inside the subquery, as inner joins: a member whose to-one is empty gives no value, so
+    /// it neither matches ANY nor fails ALL, as in the shared layer.
     private mutating func compileMembers(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription, rightLeaf: Int) throws -> String {
-        guard !attribute.isTransient else { throw Unsupported() }
-        let (owner, relationship) = try owner(ofMembersIn: path)
+        guard !attribute.isTransient, let position = path.steps.firstIndex(where: \.isToMany),
+              !path.steps[(position + 1)...].contains(where: \.isToMany) else { throw Unsupported() }
+        let relationship = path.steps[position]
+        let owner = try alias(for: Array(path.steps[..<position]))
         aliasCount += 1
         let alias = "m\(aliasCount)"
         let members = try memberSource(relationship, owner: owner, alias: alias)
-        let condition = try compare("\(alias).\(SQLiteSchema.attributeColumn(attribute))", attribute.type, c, rightLeaf: rightLeaf)
+        let outer = (base: base, joins: joins, aliases: aliases, innerJoins: innerJoins)
+        (base, joins, aliases, innerJoins) = (alias, [], [:], true)
+        defer { (base, joins, aliases, innerJoins) = (outer.base, outer.joins, outer.aliases, outer.innerJoins) }
+        let valueRow = try self.alias(for: Array(path.steps[(position + 1)...]))
+        let from = joins.isEmpty ? members.from : members.from + " " + joins.joined(separator: " ")
+        let condition = try compare("\(valueRow).\(SQLiteSchema.attributeColumn(attribute))", attribute.type, c, rightLeaf: rightLeaf)
         switch c.modifier {
-        case .any, .direct: return "EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND \(condition))"
-        case .all: return "(NOT EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND NOT \(condition)))"
-        case .none: return "(NOT EXISTS (SELECT 1 \(members.from) WHERE \(members.condition) AND \(condition)))"
+        case .any, .direct: return "EXISTS (SELECT 1 \(from) WHERE \(members.condition) AND \(condition))"
+        case .all: return "(NOT EXISTS (SELECT 1 \(from) WHERE \(members.condition) AND NOT \(condition)))"
+        case .none: return "(NOT EXISTS (SELECT 1 \(from) WHERE \(members.condition) AND \(condition)))"
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphInMemory
 import ObjectGraphSQLite
 import Testing
 
@@ -120,6 +121,8 @@ struct SQLitePushdownTests {
             ("ANY chat.messages.text == 'x'", ["x"]),
             ("ALL chat.messages.rank != 2", ["x", "orphan"]),  // no chat: no members, ALL holds
             ("NONE chat.messages.text == 'b'", ["x", "orphan"]),
+            // Through the members' own to-one: the orphan's empty chat gives no value.
+            ("ANY chat.messages.chat.title == 'emile'", ["x"]),
             // A SUBQUERY counts the members it reaches: none without a chat.
             ("SUBQUERY(chat.messages, $m, $m.rank == 0).@count == 0", ["orphan"]),
         ]
@@ -160,6 +163,65 @@ struct SQLitePushdownTests {
             try context.performAndWait {
                 let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: predicate))
                 #expect(found.compactMap(\.objectID.primaryKey).sorted() == expected, "\(predicate) through a context")
+            }
+        }
+    }
+
+    @Test("ANY/ALL/NONE through a to-one after the to-many: a member whose to-one is empty gives no value, as in the shared layer")
+    func toOneAfterMembers() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Team") { e in
+                e.attribute("name", .string)
+                e.toMany("players", "Player", inverse: "team")
+            }
+            m.entity("Player") { e in
+                e.toOne("team", "Team", inverse: "players")
+                e.toOne("coach", "Coach", inverse: "players")
+            }
+            m.entity("Coach") { e in
+                e.attribute("name", .string)
+                e.toMany("players", "Player", inverse: "coach")
+            }
+        }
+        // A: a player coached by c1 and one without a coach; B: one coached by c2; C: one
+        // without a coach; D: no players.
+        func fill(_ context: ManagedObjectContext) throws {
+            let coaches = try ["c1", "c2"].map { name in
+                let coach = try context.insertObject(entityName: "Coach"); try coach.setValue(name, forKey: "name"); return coach
+            }
+            for (team, players) in [("A", [coaches[0], nil]), ("B", [coaches[1]]), ("C", [nil]), ("D", [])] as [(String, [ManagedObject?])] {
+                let object = try context.insertObject(entityName: "Team")
+                try object.setValue(team, forKey: "name")
+                for coach in players {
+                    let player = try context.insertObject(entityName: "Player")
+                    try player.setValue(object, forKey: "team")
+                    try player.setValue(coach, forKey: "coach")
+                }
+            }
+            try context.save()
+        }
+        let sqlite = try PersistentContainer(model: model, stores: [.sqlite(at: try SQLiteStoreTests.temporaryFile())])
+        let memory = try PersistentContainer(model: model, stores: [.inMemory()])
+        for container in [sqlite, memory] {
+            let context = container.newBackgroundContext()
+            try context.performAndWait { try fill(context) }
+        }
+        let store = try #require(sqlite.coordinator.persistentStores.first)
+        let cases: [(String, [String])] = [
+            ("ANY players.coach.name == 'c1'", ["A"]),
+            ("ALL players.coach.name == 'c1'", ["A", "C", "D"]),
+            ("ANY players.coach.name == nil", []),
+            ("NONE players.coach.name == 'c2'", ["A", "C", "D"]),
+        ]
+        for (format, expected) in cases {
+            let answer = try store.fetch(StoreFetchRequest(entity: try model.requireEntity("Team"), predicate: try FetchPredicate(format: format)))
+            #expect(answer.applied.contains(.predicate), "\(format) runs in SQL")
+            for container in [sqlite, memory] {
+                let context = container.newBackgroundContext()
+                try context.performAndWait {
+                    let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Team", predicate: try FetchPredicate(format: format), sortKeys: [SortKey("name")]))
+                    #expect(try found.map { try #require($0.value(forKey: "name") as? String) } == expected, "\(format)")
+                }
             }
         }
     }
