@@ -191,6 +191,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// A renewed idle or new read-only transaction, with the map lock held shared; ended by
     /// ``endRead(_:)``.
     private func beginRead() throws -> OpaquePointer {
+        var checkedReaders = false
         while true {
             mapLock.lockShared()
             if isClosed {
@@ -211,12 +212,37 @@ final class LMDBEnvironment: @unchecked Sendable {
             }
             if txn == nil { rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn) }
             if rc == MDB_SUCCESS, let txn { return txn }
+            if rc == MDB_READERS_FULL {
+                // Slots of a process that died while this one had the environment open stay
+                // taken (the check at open came before), and once they fill the table every
+                // read would fail until the store reopens: they are cleared now and the read
+                // tried once more — even when this check clears none, since another thread's
+                // may just have. With the map lock held, so that a close waits for it.
+                defer { mapLock.unlockShared() }
+                guard checkedReaders else {
+                    mdb_reader_check(env, nil)
+                    checkedReaders = true
+                    continue
+                }
+                throw readerTableFull()
+            }
             mapLock.unlockShared()
             guard rc == MDB_MAP_RESIZED else {
                 throw LMDBError(code: rc).storeError("starting a read transaction on \(path)")
             }
             try adoptGrownMap()
         }
+    }
+
+    /// What a read throws when every slot of the reader table is held by a live transaction
+    /// (of any process), after dead processes' slots were cleared: busy, since the slots free
+    /// up as those reads end. (Write transactions take no slot, so only reads throw it.) Made
+    /// with the map lock held: it reads the environment.
+    private func readerTableFull() -> StoreError {
+        var slots: UInt32 = 0
+        mdb_env_get_maxreaders(env, &slots)
+        let error = LMDBError(code: MDB_READERS_FULL)
+        return StoreError(error.storeCode, "starting a read transaction on \(path): the reader table is full, all \(slots) slots held by open read transactions of live processes (MDB code \(error.code))", underlying: error)
     }
 
     /// Parks `txn` as the spare reader with its snapshot, or else resets it for reuse (or

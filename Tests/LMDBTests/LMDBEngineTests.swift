@@ -106,8 +106,6 @@ struct LMDBEngineTests {
     }
 }
 
-/// A reader slot left by a process that died with a read transaction open is cleared when a
-/// store opens the environment (`mdb_reader_check`), instead of staying until the table fills.
 @Suite("LMDB permissions")
 struct LMDBPermissionTests {
     /// Opens a store in a folder the process may not write, in a child process that gives up
@@ -136,47 +134,5 @@ struct LMDBPermissionTests {
         // (EACCES is also what a lock held elsewhere reports: it was busy, and a caller retrying
         // busy stores would have retried a permission error for ever.)
         await #expect(processExitsWith: .success) { Self.openInDeniedFolder() }
-    }
-}
-
-@Suite("LMDB stale readers")
-struct LMDBStaleReaderTests {
-    static func file(processID: Int32) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("og-stale-reader-\(processID).lmdb")
-    }
-
-    /// The reader lines `mdb_reader_list` prints for `url` (none: "(no active readers)").
-    static func readerLines(_ url: URL) throws -> [String] {
-        try LMDBFixture.withRawEnvironment(url) { env, _ in
-            final class Lines { var text = "" }
-            let lines = Lines()
-            mdb_reader_list(env, { message, context in
-                guard let message, let context else { return 0 }
-                Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().text += String(cString: message)
-                return 0
-            }, Unmanaged.passUnretained(lines).toOpaque())
-            return lines.text.split(separator: "\n").map(String.init).filter { !$0.contains("pid") }
-        }
-    }
-
-    @Test("a dead process's reader slot is freed when the store opens")
-    func staleReaderCleared() async throws {
-        let url = Self.file(processID: getpid())
-        let removeFiles = { for suffix in ["", "-lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
-        removeFiles()
-        defer { removeFiles() }
-        try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
-        await #expect(processExitsWith: .success) {
-            var env: OpaquePointer?
-            mdb_env_create(&env)
-            mdb_env_set_maxdbs(env, 64)
-            guard mdb_env_open(env, LMDBStaleReaderTests.file(processID: getppid()).path, UInt32(MDB_NOSUBDIR | MDB_NOTLS), 0o644) == MDB_SUCCESS else { exit(3) }
-            var txn: OpaquePointer?
-            guard mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn) == MDB_SUCCESS else { exit(4) }
-            exit(0)  // dies holding its reader slot
-        }
-        #expect(try Self.readerLines(url).count == 1, "the dead process's slot is still in the table")
-        try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
-        #expect(try Self.readerLines(url) == ["(no active readers)"])
     }
 }

@@ -86,3 +86,53 @@ enum LMDBFixture {
 }
 
 func key(_ path: String) -> ObjectGraph.PredicateOperand { .keyPath(path) }
+
+/// A one-byte signal between a test and its child process (an exit test), through a FIFO:
+/// the listener makes the FIFO and keeps it open for reading, so that a sender never waits
+/// for it to open, and waits for the byte — on an event, not by sleeping and looking again.
+final class ProcessSignal: Sendable {
+    struct Failure: Error { let call: String, errno: Int32 }
+
+    let path: String
+    private let fd: Int32
+
+    /// Listens at `path` (a new FIFO there, replacing any file).
+    init(listeningAt path: String) throws {
+        unlink(path)
+        guard mkfifo(path, 0o600) == 0 else { throw Failure(call: "mkfifo", errno: errno) }
+        fd = open(path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { throw Failure(call: "open", errno: errno) }
+        self.path = path
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+
+    /// Waits for the byte, blocking the calling thread at most five minutes (a sender that
+    /// died fails the test instead of hanging it); false when none came.
+    func wait() -> Bool {
+        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var byte: UInt8 = 0
+        return poll(&request, 1, 300_000) == 1 && read(fd, &byte, 1) == 1
+    }
+
+    /// ``wait()`` on a thread of its own: blocking a thread of the concurrency pool instead
+    /// kept the pool (as many threads as cores) from starting the child that sends the byte,
+    /// once as many tests waited as there are cores.
+    func received() async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.wait()) }.start()
+        }
+    }
+
+    /// Sends the byte to the listener at `path`; false when none listens there.
+    static func send(to path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var byte: UInt8 = 1
+        return write(fd, &byte, 1) == 1
+    }
+}
