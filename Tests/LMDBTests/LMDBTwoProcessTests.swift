@@ -103,4 +103,59 @@ struct LMDBTwoProcessTests {
         #expect(try countEntries() == 4)
         container.close()
     }
+
+    static func concurrentStore(processID: Int32) -> StoreDescription {
+        .lmdb(at: FileManager.default.temporaryDirectory.appendingPathComponent("og-two-process-concurrent-\(processID).lmdb"))
+    }
+
+    /// The FIFO through which the child tells the parent it starts saving.
+    static func handshake(processID: Int32) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("og-two-process-concurrent-\(processID).fifo").path
+    }
+
+    static let saves = 50
+    static let entriesPerSave = 4
+
+    /// Saves ``saves`` times, ``entriesPerSave`` new entries each, authored "`side` save.entry".
+    static func saveLoop(_ context: ManagedObjectContext, side: String) throws {
+        try context.performAndWait {
+            for save in 0..<saves {
+                for entry in 0..<entriesPerSave {
+                    try context.insertObject(entityName: "Entry").setValue("\(side) \(save).\(entry)", forKey: "author")
+                }
+                try context.save()
+            }
+        }
+    }
+
+    @Test("two processes saving at the same time lose no save and never hand out one key twice")
+    func concurrentSaves() async throws {
+        let (container, context, removeFiles) = try Self.openParent(Self.concurrentStore(processID: getpid()))
+        defer { removeFiles() }
+        let started = try ProcessSignal(listeningAt: Self.handshake(processID: getpid()))
+
+        async let child = #expect(processExitsWith: .success) {
+            let container = try PersistentContainer(model: try LMDBTwoProcessTests.model(), stores: [LMDBTwoProcessTests.concurrentStore(processID: getppid())])
+            let context = container.newBackgroundContext()
+            guard ProcessSignal.send(to: LMDBTwoProcessTests.handshake(processID: getppid())) else { exit(3) }
+            try LMDBTwoProcessTests.saveLoop(context, side: "child")
+            container.close()
+        }
+        // Both save loops start once the child's store is open: neither waits for the other.
+        try #require(await started.received(), "the child said it starts saving")
+        try Self.saveLoop(context, side: "parent")
+        _ = await child
+
+        let perSide = Self.saves * Self.entriesPerSave
+        try context.performAndWait {
+            let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Entry"))
+            #expect(all.count == 1 + 2 * perSide)
+            #expect(Set(all.map(\.objectID)).count == all.count, "no key was handed out twice")
+            let authors = try all.map { try #require($0.value(forKey: "author") as? String) }
+            #expect(Set(authors).count == all.count, "each entry was stored once, none overwritten")
+            #expect(authors.filter { $0.hasPrefix("child ") }.count == perSide)
+            #expect(authors.filter { $0.hasPrefix("parent ") }.count == perSide)
+        }
+        container.close()
+    }
 }
