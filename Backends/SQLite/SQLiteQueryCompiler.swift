@@ -315,31 +315,41 @@ struct SQLiteQueryCompiler {
         owner == base ? value : "(CASE WHEN \(owner).pk IS NULL THEN NULL ELSE \(value) END)"
     }
 
-    /// ANY / ALL / NONE over `toMany.attribute`, the to-many reached through to-one steps. A
-    /// missing owner has no members, as in the shared layer: ANY fails, ALL and NONE hold.
-    ///
-    /// To-one steps after the to-many (`ANY messages.author.name`) are joined from each member
-    /// inside the subquery, as inner joins: a member whose to-one is empty gives no value, so
-    /// it neither matches ANY nor fails ALL, as in the shared layer.
+    /// ANY / ALL / NONE over the values a key path through to-manys reaches (`ANY
+    /// messages.text`, `ANY chat.messages.author.name`, `ALL subjects.students.name`): whether
+    /// some value holds the comparison (ANY), none fails it (ALL) or none holds it (NONE), as
+    /// an `EXISTS` per to-many, nested. A missing owner has no members, as in the shared
+    /// layer: ANY fails, ALL and NONE hold. To-one steps after a to-many are joined from each
+    /// member inside its subquery, as inner joins: a member whose to-one is empty gives no
+    /// value, so it neither matches ANY nor fails ALL, as in the shared layer.
     private mutating func compileMembers(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription, rightLeaf: Int) throws -> String {
-        guard !attribute.isTransient, let position = path.steps.firstIndex(where: \.isToMany),
-              !path.steps[(position + 1)...].contains(where: \.isToMany) else { throw Unsupported() }
-        let relationship = path.steps[position]
-        let owner = try alias(for: Array(path.steps[..<position]))
-        aliasCount += 1
-        let alias = "m\(aliasCount)"
-        let members = try memberSource(relationship, owner: owner, alias: alias)
-        let outer = (base: base, joins: joins, aliases: aliases, innerJoins: innerJoins)
-        (base, joins, aliases, innerJoins) = (alias, [], [:], true)
-        defer { (base, joins, aliases, innerJoins) = (outer.base, outer.joins, outer.aliases, outer.innerJoins) }
-        let valueRow = try self.alias(for: Array(path.steps[(position + 1)...]))
-        let from = joins.isEmpty ? members.from : members.from + " " + joins.joined(separator: " ")
-        let condition = try compare("\(valueRow).\(SQLiteSchema.attributeColumn(attribute))", attribute.type, c, rightLeaf: rightLeaf)
+        guard !attribute.isTransient, path.steps.contains(where: \.isToMany) else { throw Unsupported() }
+        let exists = try someValue(path.steps[...], attribute: attribute, c, rightLeaf: rightLeaf, failing: c.modifier == .all)
         switch c.modifier {
-        case .any, .direct: return "EXISTS (SELECT 1 \(from) WHERE \(members.condition) AND \(condition))"
-        case .all: return "(NOT EXISTS (SELECT 1 \(from) WHERE \(members.condition) AND NOT \(condition)))"
-        case .none: return "(NOT EXISTS (SELECT 1 \(from) WHERE \(members.condition) AND \(condition)))"
+        case .any, .direct: return exists
+        case .all, .none: return "(NOT \(exists))"
         }
+    }
+
+    /// `EXISTS (…)`: whether a row `steps` reach from ``base`` (through at least one to-many)
+    /// has an `attribute` that holds the comparison (or, `failing`, does not).
+    private mutating func someValue(_ steps: ArraySlice<RelationshipDescription>, attribute: AttributeDescription, _ c: PredicateComparison, rightLeaf: Int, failing: Bool) throws -> String {
+        guard let position = steps.firstIndex(where: \.isToMany) else {
+            let row = try alias(for: Array(steps))
+            let condition = try compare("\(row).\(SQLiteSchema.attributeColumn(attribute))", attribute.type, c, rightLeaf: rightLeaf)
+            return failing ? "(NOT \(condition))" : condition
+        }
+        let owner = try alias(for: Array(steps[..<position]))
+        aliasCount += 1
+        let member = "m\(aliasCount)"
+        let members = try memberSource(steps[position], owner: owner, alias: member)
+        let outer = (base: base, joins: joins, aliases: aliases, innerJoins: innerJoins)
+        (base, joins, aliases, innerJoins) = (member, [], [:], true)
+        defer { (base, joins, aliases, innerJoins) = (outer.base, outer.joins, outer.aliases, outer.innerJoins) }
+        try enter(); defer { nesting -= 1 }
+        let condition = try someValue(steps[(position + 1)...], attribute: attribute, c, rightLeaf: rightLeaf, failing: failing)
+        let from = joins.isEmpty ? members.from : members.from + " " + joins.joined(separator: " ")
+        return "EXISTS (SELECT 1 \(from) WHERE \(members.condition) AND \(condition))"
     }
 
     /// `FROM …` and `WHERE …` selecting the member rows of a to-many relationship of `owner`.

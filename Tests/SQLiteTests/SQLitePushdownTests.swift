@@ -167,7 +167,7 @@ struct SQLitePushdownTests {
         }
     }
 
-    @Test("ANY/ALL/NONE through a to-one after the to-many: a member whose to-one is empty gives no value, as in the shared layer")
+    @Test("ANY/ALL/NONE through to-ones after a to-many, and through two to-manys: a member whose to-one is empty gives no value, as in the shared layer")
     func toOneAfterMembers() throws {
         let model = try ManagedObjectModel { m in
             m.entity("Team") { e in
@@ -212,6 +212,10 @@ struct SQLitePushdownTests {
             ("ALL players.coach.name == 'c1'", ["A", "C", "D"]),
             ("ANY players.coach.name == nil", []),
             ("NONE players.coach.name == 'c2'", ["A", "C", "D"]),
+            // Two to-manys: a nested EXISTS per to-many.
+            ("ANY players.coach.players.team.name == 'B'", ["B"]),
+            ("ALL players.coach.players.team.name == 'A'", ["A", "C", "D"]),
+            ("NONE players.coach.players.team.name IN {'A', 'B'}", ["C", "D"]),
         ]
         for (format, expected) in cases {
             let answer = try store.fetch(StoreFetchRequest(entity: try model.requireEntity("Team"), predicate: try FetchPredicate(format: format)))
