@@ -134,22 +134,25 @@ struct LMDBStaleReaderTests {
         let full = try ProcessSignal(listeningAt: Self.signal("live-readers-full", processID: getpid()))
         defer { unlink(Self.signal("live-readers-done", processID: getpid())) }
 
-        async let child = #expect(processExitsWith: .success) {
-            let done = try ProcessSignal(listeningAt: LMDBStaleReaderTests.signal("live-readers-done", processID: getppid()))
-            let env = LMDBStaleReaderTests.openParentEnvironment("live-readers")
-            guard LMDBStaleReaderTests.takeEveryReaderSlot(env),
-                  ProcessSignal.send(to: LMDBStaleReaderTests.signal("live-readers-full", processID: getppid())) else { exit(4) }
-            // Alive, holding every slot, until the parent has tried to read.
-            _exit(done.wait() ? 0 : 5)
+        let child = ChildProcess {
+            await #expect(processExitsWith: .success) {
+                let parent = getppid()
+                let done = try ProcessSignal(listeningAt: LMDBStaleReaderTests.signal("live-readers-done", processID: parent))
+                let env = LMDBStaleReaderTests.openParentEnvironment("live-readers")
+                guard LMDBStaleReaderTests.takeEveryReaderSlot(env),
+                      ProcessSignal.send(to: LMDBStaleReaderTests.signal("live-readers-full", processID: parent)) else { exit(4) }
+                // Alive, holding every slot, until the parent has tried to read.
+                _exit(done.waitWhileParentLives(parent) ? 0 : 5)
+            }
         }
-        try #require(await full.received(), "the child took every free slot")
+        try #require(await full.received(before: child), "the child took every free slot")
         let error = #expect(throws: StoreError.self) { try Self.nestedReads(store.environment, depth: 12) }
         var slots: UInt32 = 0
         mdb_env_get_maxreaders(store.environment.env, &slots)
         #expect(error?.code == .busy)
         #expect(error?.message.contains("the reader table is full, all \(slots) slots") == true, "\(String(describing: error))")
         #expect(ProcessSignal.send(to: Self.signal("live-readers-done", processID: getpid())))
-        _ = await child
+        await child.finish()
         // The child is dead now, and its slots are cleared when the next read finds the table full.
         #expect(try Self.nestedReads(store.environment, depth: 12) == 12)
     }

@@ -110,20 +110,32 @@ final class ProcessSignal: Sendable {
         unlink(path)
     }
 
-    /// Waits for the byte, blocking the calling thread at most five minutes (a sender that
-    /// died fails the test instead of hanging it); false when none came.
-    func wait() -> Bool {
+    /// Waits for the byte, blocking the calling thread, for as long as `goOn()` holds (asked
+    /// once a second); false when it stops holding first. No fixed limit: under
+    /// ThreadSanitizer a child process was started five minutes after its test began (the
+    /// concurrency pool was busy with other tests), and a five-minute wait failed a test that
+    /// would have passed.
+    func wait(while goOn: () -> Bool) -> Bool {
         var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         var byte: UInt8 = 0
-        return poll(&request, 1, 300_000) == 1 && read(fd, &byte, 1) == 1
+        while true {
+            if poll(&request, 1, 1_000) == 1 { return read(fd, &byte, 1) == 1 }
+            if !goOn() { return false }
+        }
     }
 
-    /// ``wait()`` on a thread of its own: blocking a thread of the concurrency pool instead
-    /// kept the pool (as many threads as cores) from starting the child that sends the byte,
-    /// once as many tests waited as there are cores.
-    func received() async -> Bool {
+    /// In a child process: waits for the byte while the process that started it is alive.
+    func waitWhileParentLives(_ parent: pid_t) -> Bool {
+        wait { getppid() == parent }
+    }
+
+    /// In a test: waits, on a thread of its own, for the byte until `child` (the exit test
+    /// that sends it) ends. Blocking a thread of the concurrency pool instead kept the pool (as
+    /// many threads as cores) from starting the child that sends the byte, once as many tests
+    /// waited as there are cores.
+    func received(before child: ChildProcess) async -> Bool {
         await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.wait()) }.start()
+            Thread { continuation.resume(returning: self.wait { !child.hasEnded }) }.start()
         }
     }
 
@@ -135,4 +147,26 @@ final class ProcessSignal: Sendable {
         var byte: UInt8 = 1
         return write(fd, &byte, 1) == 1
     }
+}
+
+/// An exit test run as a task of its own, which says when it has ended, so that a test waiting
+/// for a signal from the child stops waiting when the child is gone without sending it.
+final class ChildProcess: Sendable {
+    private let ended = Guarded(false)
+    private let task: Task<Void, Never>
+
+    /// Runs `body` (an `await #expect(processExitsWith:)`) now.
+    init(_ body: @escaping @Sendable () async -> Void) {
+        let ended = self.ended
+        task = Task {
+            await body()
+            ended.withLock { $0 = true }
+        }
+    }
+
+    /// Whether the exit test has ended (its child process exited, or never started).
+    var hasEnded: Bool { ended.withLock { $0 } }
+
+    /// Waits for the exit test to end.
+    func finish() async { await task.value }
 }

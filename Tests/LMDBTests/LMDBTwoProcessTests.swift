@@ -134,17 +134,19 @@ struct LMDBTwoProcessTests {
         defer { removeFiles() }
         let started = try ProcessSignal(listeningAt: Self.handshake(processID: getpid()))
 
-        async let child = #expect(processExitsWith: .success) {
-            let container = try PersistentContainer(model: try LMDBTwoProcessTests.model(), stores: [LMDBTwoProcessTests.concurrentStore(processID: getppid())])
-            let context = container.newBackgroundContext()
-            guard ProcessSignal.send(to: LMDBTwoProcessTests.handshake(processID: getppid())) else { exit(3) }
-            try LMDBTwoProcessTests.saveLoop(context, side: "child")
-            container.close()
+        let child = ChildProcess {
+            await #expect(processExitsWith: .success) {
+                let container = try PersistentContainer(model: try LMDBTwoProcessTests.model(), stores: [LMDBTwoProcessTests.concurrentStore(processID: getppid())])
+                let context = container.newBackgroundContext()
+                guard ProcessSignal.send(to: LMDBTwoProcessTests.handshake(processID: getppid())) else { exit(3) }
+                try LMDBTwoProcessTests.saveLoop(context, side: "child")
+                container.close()
+            }
         }
         // Both save loops start once the child's store is open: neither waits for the other.
-        try #require(await started.received(), "the child said it starts saving")
+        try #require(await started.received(before: child), "the child said it starts saving")
         try Self.saveLoop(context, side: "parent")
-        _ = await child
+        await child.finish()
 
         let perSide = Self.saves * Self.entriesPerSave
         try context.performAndWait {
