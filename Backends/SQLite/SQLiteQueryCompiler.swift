@@ -243,15 +243,17 @@ struct SQLiteQueryCompiler {
         aliasCount += 1
         let member = "m\(aliasCount)"
         let members = try memberSource(relationship, owner: owner, alias: member)
-        // The member's key paths join from the member, inside the subquery.
-        let outer = (base: base, joins: joins, aliases: aliases, next: nextLeaf, innerJoins: innerJoins)
-        (base, joins, aliases, nextLeaf, innerJoins) = (member, [], [:], firstLeaf, false)
-        defer { (base, joins, aliases, nextLeaf, innerJoins) = (outer.base, outer.joins, outer.aliases, outer.next, outer.innerJoins) }
+        // The member's key paths join from the member, inside the subquery; its comparisons'
+        // leaves are the collection operand's.
         let firstBinding = bindings.count
-        let condition = try compile(inner, entity: model.destinationEntity(of: relationship))
+        let outerLeaf = nextLeaf
+        nextLeaf = firstLeaf
+        defer { nextLeaf = outerLeaf }
+        let (condition, from) = try fromMember(member, members.from, innerJoins: false) { compiler in
+            try compiler.compile(inner, entity: compiler.model.destinationEntity(of: relationship))
+        }
         let innerBindings = firstBinding..<bindings.count
-        let memberJoins = joins.isEmpty ? "" : " " + joins.joined(separator: " ")
-        let count = "(SELECT COUNT(*) \(members.from)\(memberJoins) WHERE \(members.condition) AND \(condition))"
+        let count = "(SELECT COUNT(*) \(from) WHERE \(members.condition) AND \(condition))"
         let comparison = try compare(count, .integer64, c, rightLeaf: rightLeaf, nonNull: true)
         // A comparison that cannot hold (`@count > nil`) is written without the count: its
         // values must not be bound either, or every later parameter takes the wrong one.
@@ -343,13 +345,22 @@ struct SQLiteQueryCompiler {
         aliasCount += 1
         let member = "m\(aliasCount)"
         let members = try memberSource(steps[position], owner: owner, alias: member)
-        let outer = (base: base, joins: joins, aliases: aliases, innerJoins: innerJoins)
-        (base, joins, aliases, innerJoins) = (member, [], [:], true)
-        defer { (base, joins, aliases, innerJoins) = (outer.base, outer.joins, outer.aliases, outer.innerJoins) }
         try enter(); defer { nesting -= 1 }
-        let condition = try someValue(steps[(position + 1)...], attribute: attribute, c, rightLeaf: rightLeaf, failing: failing)
-        let from = joins.isEmpty ? members.from : members.from + " " + joins.joined(separator: " ")
+        let (condition, from) = try fromMember(member, members.from, innerJoins: true) { compiler in
+            try compiler.someValue(steps[(position + 1)...], attribute: attribute, c, rightLeaf: rightLeaf, failing: failing)
+        }
         return "EXISTS (SELECT 1 \(from) WHERE \(members.condition) AND \(condition))"
+    }
+
+    /// `body`'s SQL compiled with key paths starting at the member row `member` of a
+    /// subquery, and the subquery's `FROM` (`membersFrom` and the joins `body` made from the
+    /// member, inner ones when `innerJoins`). The outer query's joins are left as they were.
+    private mutating func fromMember(_ member: String, _ membersFrom: String, innerJoins inner: Bool, _ body: (inout Self) throws -> String) rethrows -> (sql: String, from: String) {
+        let outer = (base: base, joins: joins, aliases: aliases, innerJoins: innerJoins)
+        (base, joins, aliases, innerJoins) = (member, [], [:], inner)
+        defer { (base, joins, aliases, innerJoins) = (outer.base, outer.joins, outer.aliases, outer.innerJoins) }
+        let sql = try body(&self)
+        return (sql, joins.isEmpty ? membersFrom : membersFrom + " " + joins.joined(separator: " "))
     }
 
     /// `FROM …` and `WHERE …` selecting the member rows of a to-many relationship of `owner`.
