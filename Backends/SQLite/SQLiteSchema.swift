@@ -238,13 +238,7 @@ struct SQLiteSchema {
                 sql += "CREATE INDEX \(Self.quote("ix:\(root).\(column.dropFirst().dropLast())")) ON \(table) (\(column));\n"
             }
         }
-        for entity in entities {
-            for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient && attribute.entityName == entity.name {
-                let column = Self.indexedColumn(attribute)
-                sql += "CREATE INDEX \(Self.quote("ix:\(attribute.entityName).\(attribute.name)")) ON \(Self.table(entity.rootName)) (\(column));\n"
-            }
-        }
-        for index in uniquenessIndexes { sql += index.sql + "\n" }
+        for index in attributeIndexes + uniquenessIndexes { sql += index.sql + "\n" }
         for (join, _) in joinTables.sorted(by: { $0.key < $1.key }) {
             let bare = String(join.dropFirst().dropLast())
             sql += "CREATE TABLE \(join) (src INTEGER NOT NULL, dst INTEGER NOT NULL, dste TEXT NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY (src, dst)) WITHOUT ROWID;\n"
@@ -265,6 +259,19 @@ struct SQLiteSchema {
         return attribute.type == .string || attribute.type == .uri ? column + " COLLATE OG_NATURAL" : column
     }
 
+    /// The index of each indexed attribute (its bare name, `ix:Entity.attribute`, and the
+    /// statement making it), on the table of the declaring entity's hierarchy. `IF NOT EXISTS`
+    /// for the same reason as ``uniquenessIndexes``: whether an attribute is indexed is not
+    /// part of the model hash, so a file may open with an index its makers did not have.
+    var attributeIndexes: [(name: String, sql: String)] {
+        entities.flatMap { entity in
+            entity.attributes.filter { $0.isIndexed && !$0.isTransient && $0.entityName == entity.name }.map { attribute in
+                let name = "ix:\(attribute.entityName).\(attribute.name)"
+                return (name, "CREATE INDEX IF NOT EXISTS \(Self.quote(name)) ON \(Self.table(entity.rootName)) (\(Self.indexedColumn(attribute)));")
+            }
+        }
+    }
+
     /// The index of each uniqueness constraint (its bare name, `ix:u:Entity.first,last`, and
     /// the statement making it), over the constraint's columns in its order, on the table of
     /// the entity's hierarchy. Each is `CREATE INDEX IF NOT EXISTS`: a store made before these
@@ -280,9 +287,8 @@ struct SQLiteSchema {
     ///
     /// A sub-entity's list repeats its parent's constraints: those get one index (named after
     /// the parent, which comes first). A single-attribute constraint on an indexed attribute
-    /// reuses that attribute's index (`ix:Entity.name`, same column, same collation; in a file
-    /// made before attribute indexes took the collation, that one is in byte order and the
-    /// check on it still scans, as it did). Names cannot collide with the other indexes:
+    /// reuses that attribute's index (`ix:Entity.name`, same column, same collation; a file
+    /// made before attribute indexes took the collation has it remade when it opens). Names cannot collide with the other indexes:
     /// entity and property names hold only letters, digits and `_`, so no attribute index
     /// begins `ix:u:`. Constraints naming a decimal or transformable attribute get none: no
     /// query compiles a comparison of those (the check reads rows and compares them in Swift),

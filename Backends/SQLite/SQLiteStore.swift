@@ -81,7 +81,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             try Self.enableWAL(connection)
             try Self.configure(connection, synchronous: synchronous)
             self.identifier = try Self.prepareSchema(connection, schema: schema, request: request, url: url)
-            try Self.addMissingIndexes(connection, schema: schema, request: request)
+            try Self.synchronizeIndexes(connection, schema: schema, request: request)
             self.rowReaders = SQLiteRowReader.readers(for: schema, storeIdentifier: identifier)
             var layoutsByNamespace: [ObjectID.Namespace: SQLiteSchema.EntityLayout] = [:]
             for (name, layout) in schema.layouts {
@@ -143,33 +143,32 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return try existingIdentifier(connection, names: names, url: url)
     }
 
-    /// Adds the uniqueness constraints' indexes (``SQLiteSchema/uniquenessIndexes``) that a
-    /// file made before they existed lacks: the model hash leaves constraints out, so such a
-    /// file opens as this model's, and without them the save-time uniqueness check scans the
-    /// table.
+    /// Brings a file's indexes in line with the schema's (``SQLiteSchema/attributeIndexes`` and
+    /// ``SQLiteSchema/uniquenessIndexes``). Neither uniqueness constraints nor `indexed` are part
+    /// of the model hash, so a file made by an earlier version of the model, or of this
+    /// library, opens as this model's while lacking an index: without it the save-time
+    /// uniqueness check and every fetch on the attribute scan the table. An index missing is
+    /// made; an index on a string or URI column in byte order (made before attribute indexes
+    /// took `OG_NATURAL`, the collation every comparison the compiler writes names, so SQLite
+    /// never used it) is made again in that collation. An index the schema no longer wants is
+    /// left: another process may still run a model that uses it.
     ///
     /// Only a file of this very model (its stored hash is this model's) is touched: another
     /// model's is refused by the coordinator after the open, and its columns may not exist:
     /// SQLite then reads a missing column's quoted name as a string literal, and without the
     /// check an index on that constant went into the other model's file without a word.
     ///
-    /// The names are compared first, outside any transaction, so that an up-to-date file opens
-    /// without taking the write lock. The indexes are made inside `BEGIN IMMEDIATE`, with
-    /// `IF NOT EXISTS`, since another process may be adding them at the same moment. A file
-    /// this connection cannot write (a read-only file or folder, or a writer holding the lock
-    /// past the busy timeout) is left as it is, quietly: a missing index makes the check
-    /// slower, never wrong, and a later open adds it.
-    private static func addMissingIndexes(_ connection: SQLiteConnection, schema: SQLiteSchema, request: StoreOpenRequest) throws {
-        let wanted = schema.uniquenessIndexes
+    /// The indexes are compared first, outside any transaction, so that an up-to-date file
+    /// opens without taking the write lock; again inside `BEGIN IMMEDIATE`, since another
+    /// process may have made them meanwhile. A file this connection cannot write (a read-only
+    /// file or folder, or a writer holding the lock past the busy timeout) is left as it is,
+    /// quietly: a missing index makes queries slower, never wrong, and a later open adds it.
+    private static func synchronizeIndexes(_ connection: SQLiteConnection, schema: SQLiteSchema, request: StoreOpenRequest) throws {
+        let wanted = schema.attributeIndexes + schema.uniquenessIndexes
         guard !wanted.isEmpty else { return }
         // (Ends the read the identity's statement left open, before the write begins.)
         connection.resetActive()
-        let names = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index'")
-        var existing: Set<String> = []
-        while try names.step() { if let name = names.string(0) { existing.insert(name) } }
-        names.reset()
-        let missing = wanted.filter { !existing.contains($0.name) }
-        guard !missing.isEmpty, let handle = connection.handle, sqlite3_db_readonly(handle, "main") == 0 else { return }
+        guard try !indexesToMake(wanted, connection).isEmpty, let handle = connection.handle, sqlite3_db_readonly(handle, "main") == 0 else { return }
         func cannotWrite(_ error: StoreError) -> Bool { error.code == .busy || error.code == .io }
         do {
             try connection.execute("BEGIN IMMEDIATE;")
@@ -180,13 +179,29 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let hash = try connection.prepare("SELECT value FROM og_metadata WHERE key = 'modelVersionHash'")
             let matches = try hash.step() && hash.string(0) == request.modelVersionHash
             hash.reset()
-            if matches { try connection.execute(missing.map(\.sql).joined(separator: "\n")) }
+            if matches {
+                let sql = try indexesToMake(wanted, connection).map { "DROP INDEX IF EXISTS \(SQLiteSchema.quote($0.name));\n\($0.sql)" }
+                try connection.execute(sql.joined(separator: "\n"))
+            }
             try connection.execute(matches ? "COMMIT;" : "ROLLBACK;")
         } catch let error as StoreError where cannotWrite(error) {
             try? connection.execute("ROLLBACK;")
         } catch {
             try? connection.execute("ROLLBACK;")
             throw error
+        }
+    }
+
+    /// The indexes of `wanted` that the file lacks, or holds in byte order where `wanted` has
+    /// them in `OG_NATURAL`.
+    private static func indexesToMake(_ wanted: [(name: String, sql: String)], _ connection: SQLiteConnection) throws -> [(name: String, sql: String)] {
+        let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index'")
+        defer { statement.reset() }
+        var existing: [String: String] = [:]
+        while try statement.step() { if let name = statement.string(0) { existing[name] = statement.string(1) ?? "" } }
+        return wanted.filter { index in
+            guard let sql = existing[index.name] else { return true }
+            return index.sql.contains("COLLATE OG_NATURAL") && !sql.contains("OG_NATURAL")
         }
     }
 

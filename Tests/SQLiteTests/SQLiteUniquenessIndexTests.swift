@@ -4,8 +4,9 @@ import ObjectGraph
 @testable import ObjectGraphSQLite
 import Testing
 
-/// The indexes on uniqueness constraints: made with a new file, added to a file made before
-/// them, and used by the query the save-time uniqueness check runs.
+/// The indexes on uniqueness constraints and indexed attributes: made with a new file, added
+/// to (or, in byte order, made again in) a file made before them, and used by the queries the
+/// save-time uniqueness check and fetches run.
 @Suite("SQLite store: uniqueness indexes")
 struct SQLiteUniquenessIndexTests {
     /// A single-attribute and a composite constraint (declared in another order than the
@@ -54,6 +55,17 @@ struct SQLiteUniquenessIndexTests {
             found[name] = SQLiteStoreTests.strings(url, "SELECT coalesce(name, '(expression)') || ' ' || coll FROM pragma_index_xinfo('\(name)') WHERE key = 1 ORDER BY seqno")
         }
         return found
+    }
+
+    /// SQLite's plan for `sql` on `store`, its steps joined by "; ".
+    static func queryPlan(_ sql: String, in store: SQLiteStore) throws -> String {
+        try store.withReader { connection in
+            let statement = try connection.prepare("EXPLAIN QUERY PLAN " + sql)
+            defer { statement.reset() }
+            var details: [String] = []
+            while try statement.step() { details.append(statement.string(3) ?? "") }
+            return details.joined(separator: "; ")
+        }
     }
 
     /// A store of ``model(extraAttribute:)`` holding a person and a student, closed.
@@ -115,6 +127,46 @@ struct SQLiteUniquenessIndexTests {
         #expect(Self.indexes(url, table: "Person").filter { $0.key != "ix:Person.entity" } == Self.expected)
     }
 
+    @Test("a file whose indexed string attribute's index is in byte order, or missing, has it made in OG_NATURAL order when it opens; fetches use it")
+    func attributeIndexRemadeAtOpen() throws {
+        let url = try Self.seededStore()
+        func rewrite(_ sql: String) throws {
+            var db: OpaquePointer?
+            try #require(sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+            let rc = sqlite3_exec(db, sql, nil, nil, nil)
+            sqlite3_close_v2(db)
+            try #require(rc == SQLITE_OK)
+        }
+        let remade = Self.expected.filter { $0.key != "ix:Person.entity" }
+        for damage in [
+            #"DROP INDEX "ix:Person.handle"; CREATE INDEX "ix:Person.handle" ON "Person" ("a:Person.handle");"#,
+            #"DROP INDEX "ix:Person.handle";"#,
+        ] {
+            try rewrite(damage)
+            try #require(Self.indexes(url, table: "Person")["ix:Person.handle"] != Self.expected["ix:Person.handle"])
+            let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+            #expect(Self.indexes(url, table: "Person").filter { $0.key != "ix:Person.entity" } == remade, "after \(damage)")
+            let store = try #require(container.coordinator.persistentStores.first as? SQLiteStore)
+            store.queryCache.withLock { $0.removeAll() }
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                let object = try context.insertObject(entityName: "Person")
+                try object.setValue("lovelace", forKey: "handle")
+                try context.save()
+                let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: .key("handle") == "lovelace"))
+                #expect(found.count == 1)
+            }
+            let sql = try #require(store.queryCache.withLock { $0.values.map(\.sql) }.first { $0.contains("\"a:Person.handle\" IS ") || $0.contains("\"a:Person.handle\" = ") })
+            let plan = try Self.queryPlan(sql, in: store)
+            #expect(plan.contains("INDEX ix:Person.handle ("), "\(sql): \(plan)")
+            try context.performAndWait {
+                for object in try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: .key("handle") == "lovelace")) { context.delete(object) }
+                try context.save()
+            }
+            container.close()
+        }
+    }
+
     @Test("a file of another model is not given indexes: the open is refused as incompatible, as before")
     func otherModelUntouched() throws {
         let url = try Self.seededStore()
@@ -146,13 +198,7 @@ struct SQLiteUniquenessIndexTests {
             let column = String(columns[0].prefix { $0 != " " })
             // The check's query is the one whose condition starts with the constraint's first column.
             let sql = try #require(queries.first { $0.contains("WHERE") && $0.contains("(t0.\"\(column)\" IS ") }, "no query on \(column) among \(queries)")
-            let plan = try store.withReader { connection in
-                let statement = try connection.prepare("EXPLAIN QUERY PLAN " + sql)
-                defer { statement.reset() }
-                var details: [String] = []
-                while try statement.step() { details.append(statement.string(3) ?? "") }
-                return details.joined(separator: "; ")
-            }
+            let plan = try Self.queryPlan(sql, in: store)
             // (COVERING INDEX when the query reads nothing else; a sub-entity's also reads `entity`.)
             #expect(plan.hasPrefix("SEARCH t0 USING ") && plan.contains("INDEX \(index) ("), "\(sql): \(plan)")
         }
