@@ -40,6 +40,8 @@ struct ByteWriter {
 /// damaged value is a thrown error rather than a crash.
 struct ByteReader {
     struct Truncated: Error {}
+    /// A string's bytes are not UTF-8.
+    struct NotUTF8: Error {}
 
     let buffer: UnsafeRawBufferPointer
     var offset = 0
@@ -88,8 +90,13 @@ struct ByteReader {
         return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
     }
 
+    /// The next string; bytes that are not UTF-8 are damage (no save writes them), refused
+    /// rather than repaired into other text.
     @inline(__always)
-    mutating func string() throws -> String { String(decoding: try blob(), as: UTF8.self) }
+    mutating func string() throws -> String {
+        guard let string = String(storedUTF8: try blob()) else { throw NotUTF8() }
+        return string
+    }
 }
 
 /// Big-endian keys of primary keys.

@@ -276,7 +276,11 @@ final class SQLiteStatement {
         damagedColumn = -1
         let name = sqlite3_column_name(raw, column).map { String(cString: $0) } ?? "\(column)"
         let kinds = [SQLITE_INTEGER: "an integer", SQLITE_FLOAT: "a real", SQLITE_TEXT: "text", SQLITE_BLOB: "a blob", SQLITE_NULL: "NULL"]
-        let held = kinds[sqlite3_column_type(raw, column)] ?? "a value"
+        var held = kinds[sqlite3_column_type(raw, column)] ?? "a value"
+        if held == "text", let text = sqlite3_column_text(raw, column),
+           String(storedUTF8: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, column)))) == nil {
+            held = "text that is not UTF-8"
+        }
         return StoreError(.corrupt, "\(connection.path): the row with key \(primaryKey) holds \(held) in column \(name), which its attribute or relationship cannot hold")
     }
 
@@ -299,7 +303,11 @@ final class SQLiteStatement {
     func string(_ column: Int32) -> String? {
         guard let text = sqlite3_column_text(raw, column) else { return isNull(column) ? nil : "" }
         let count = Int(sqlite3_column_bytes(raw, column))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        let bytes = UnsafeRawBufferPointer(start: text, count: count)
+        if let string = String(storedUTF8: bytes) { return string }
+        // No save writes such text: the file was written by something else.
+        noteDamage(column)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     func data(_ column: Int32) -> Data? {

@@ -162,12 +162,21 @@ struct LMDBDamagedStoreTests {
         #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
     }
 
-    @Test("nil in a required attribute is refused as damaged (read as nil, it stopped the process at a non-optional typed accessor); the same row with a title reads", arguments: [true, false])
-    func nilInARequiredAttribute(damaged: Bool) throws {
+    /// Titles as a row holds them (tag, then a length and bytes), with the title each reads
+    /// as, or nil when the row is damage.
+    static let titles: [(bytes: [UInt8], reads: String?)] = [
+        ([0], nil),                                 // nil in a required attribute
+        ([4, 0, 0, 0, 2, 65, 0xFF], nil),           // "A" and a byte that is not UTF-8
+        ([4, 0, 0, 0, 1, 65], "A"),
+        ([4, 0, 0, 0, 3, 65, 0xC3, 0xA9], "Aé"),
+    ]
+
+    @Test("nil in a required attribute, or a string whose bytes are not UTF-8, is refused as damaged (nil stopped the process at a non-optional typed accessor; the bytes were repaired into other text); the same row with a valid title reads", arguments: titles.indices)
+    func damagedTitle(index: Int) throws {
+        let (title, reads) = Self.titles[index]
         let url = try LMDBFixture.temporaryFile()
         try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
-        // A Doc (code 0), version 1: title nil (tag 0) or "A", rank nil; no to-ones.
-        let title: [UInt8] = damaged ? [0] : [4, 0, 0, 0, 1, 65]
+        // A Doc (code 0), version 1: the title, rank nil; no to-ones.
         let row: [UInt8] = [2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2] + title + [0, 0, 0]
         try Self.put(url, "og:rows:Doc", Self.key(1), row)
         let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
@@ -176,7 +185,10 @@ struct LMDBDamagedStoreTests {
         var request = FetchRequest<ManagedObject>(entityName: "Doc")
         request.returnsObjectsAsFaults = false
         let id = ObjectID(entityName: "Doc", storeIdentifier: try #require(container.coordinator.persistentStores.first).identifier, primaryKey: 1)
-        if damaged {
+        if let reads {
+            let titles = try context.performAndWait { try context.fetch(request).map { try $0.value(forKey: "title") as? String } }
+            #expect(titles == [reads])
+        } else {
             let errors = context.performAndWait {
                 [#expect(throws: StoreError.self) { _ = try context.fetch(request) },
                  #expect(throws: StoreError.self) { _ = try context.existingObject(with: id) }]
@@ -184,9 +196,6 @@ struct LMDBDamagedStoreTests {
             for error in errors {
                 #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
             }
-        } else {
-            let titles = try context.performAndWait { try context.fetch(request).map { try $0.value(forKey: "title") as? String } }
-            #expect(titles == ["A"])
         }
     }
 

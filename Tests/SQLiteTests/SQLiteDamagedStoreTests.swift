@@ -104,7 +104,7 @@ struct SQLiteDamagedStoreTests {
         try ManagedObjectModel { m in
             m.entity("Owner") { e in e.attribute("name", .string) }
             m.entity("Reading") { e in
-                for (name, type) in [("count", AttributeType.integer32), ("level", .double), ("flag", .boolean), ("at", .date), ("tag", .uuid), ("amount", .decimal), ("link", .uri)] {
+                for (name, type) in [("count", AttributeType.integer32), ("level", .double), ("flag", .boolean), ("at", .date), ("tag", .uuid), ("amount", .decimal), ("link", .uri), ("label", .string)] {
                     e.attribute(name, type, optional: true)
                 }
                 e.toOne("owner", "Owner")
@@ -114,7 +114,7 @@ struct SQLiteDamagedStoreTests {
 
     @Test("a value stored with the wrong SQLite type for its attribute is a typed error naming the file, row and column, not a 0 or nil handed up", arguments: [
         ("count", "'twelve'"), ("level", "'high'"), ("flag", "X'00'"), ("at", "'yesterday'"), ("tag", "'not-a-uuid'"), ("amount", "'lots'"), ("link", "'http://a b'"),
-        ("owner", "'abc'"),
+        ("label", "CAST(X'41FF42' AS TEXT)"), ("owner", "'abc'"),
     ])
     func valueOfTheWrongType(column: String, literal: String) throws {
         let url = try SQLiteStoreTests.temporaryFile()
@@ -133,6 +133,7 @@ struct SQLiteDamagedStoreTests {
         for error in try Self.readErrors(url, model, id) {
             #expect(error?.code == .corrupt)
             #expect(error?.message.contains(url.path) == true && error?.message.contains(name) == true, "\(String(describing: error))")
+            if column == "label" { #expect(error?.message.contains("text that is not UTF-8") == true, "\(String(describing: error))") }
         }
     }
 
