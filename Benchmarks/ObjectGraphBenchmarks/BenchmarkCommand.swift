@@ -148,12 +148,29 @@ struct BenchmarkCommand: ParsableCommand {
         }
         if store == .all || store == .binary { try runBinary(selected, fixtures: fixtures, repetitions: repetitions, log: log) }
         if store == .all || store == .lmdb {
-            let worst = try table("lmdb", raw: "LMDB", LMDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log).worst
+            let (lmdb, worst) = try table("lmdb", raw: "LMDB", LMDBWorkloads.all, selected, fixtures: fixtures, repetitions: repetitions, log: log)
             if selected.contains("floor") {
                 let floor = try ObjectFloor.lmdbWorkloads.map { try Harness.measure($0, fixtures: fixtures, repetitions: repetitions, budget: budget, log: log) }
                 for line in ObjectFloor.lines(floor, raw: "LMDB") { print(line) }
             }
+            if store == .all { Self.printStoreComparison(lmdb: lmdb, sqlite: sqlite) }
             if let worst { print(worst) }
+        }
+    }
+
+    /// ObjectGraph on LMDB against ObjectGraph on SQLite, workload by workload: the quotient
+    /// of the two stores' medians in this run (and the raw sides' beside it), which shows
+    /// where the LMDB store is ObjectGraph's faster one (issue 5: point lookups and
+    /// traversals). Printed as `#` lines before the LMDB table's worst ratio, which stays
+    /// the last line.
+    private static func printStoreComparison(lmdb: [Measurement], sqlite: [Measurement]) {
+        let pairs = lmdb.compactMap { l in sqlite.first { $0.name == l.name }.map { (l, $0) } }
+        guard !pairs.isEmpty else { return }
+        print("# objectgraph on lmdb against objectgraph on sqlite, this run's medians; below 1: faster on lmdb")
+        print("# " + Harness.pad("workload", 16) + Harness.lpad("og lmdb/sqlite", 16) + Harness.lpad("raw lmdb/sqlite", 17))
+        for (l, s) in pairs {
+            print("# " + Harness.pad(l.name, 16) + Harness.lpad(String(format: "%.2f", l.objectGraph / s.objectGraph), 16)
+                  + Harness.lpad(String(format: "%.2f", l.raw / s.raw), 17))
         }
     }
 
