@@ -74,6 +74,20 @@ extension LMDBStore {
     func row(_ id: ObjectID, in txn: LMDBTransaction) throws -> RowSnapshot? {
         guard let pk = id.primaryKey, let location = rowLocations[id.namespace],
               let bytes = try txn.get(location.rows, primaryKey: pk) else { return nil }
+        return try row(bytes, pk: pk, at: location)
+    }
+
+    /// ``row(_:in:)`` read through `cursors` (one per row database): of many rows read in key
+    /// order, most are on the page of the one before, which a cursor searches first (see
+    /// ``WriteCursors``; `mdb_get` searches from the root every time).
+    func row(_ id: ObjectID, through cursors: inout WriteCursors) throws -> RowSnapshot? {
+        guard let pk = id.primaryKey, let location = rowLocations[id.namespace],
+              let bytes = try cursors.cursor(location.rows).position(MDB_SET_KEY, primaryKey: pk)?.value else { return nil }
+        return try row(bytes, pk: pk, at: location)
+    }
+
+    /// The stored row `bytes` of key `pk` found at `location`, if of its entity.
+    private func row(_ bytes: UnsafeRawBufferPointer, pk: Int64, at location: RowLocation) throws -> RowSnapshot? {
         guard codec.entityCode(of: bytes) == location.code else {
             try checkSkippedRow(pk, bytes, in: location.rows)
             return nil
@@ -165,7 +179,9 @@ extension LMDBStore {
         try read { txn in
             var result: [RowSnapshot] = []
             result.reserveCapacity(ids.count)
-            for id in ids { if let row = try row(id, in: txn) { result.append(row) } }
+            try txn.withWriteCursors { cursors in
+                for id in ids { if let row = try row(id, through: &cursors) { result.append(row) } }
+            }
             return result
         }
     }

@@ -213,11 +213,12 @@ struct LMDBCursor {
     }
 }
 
-/// One cursor per database, kept open across the many operations of a save. LMDB keeps a
-/// write transaction's cursors valid through its other writes, and a cursor that is already
-/// on a leaf page finds a key on the same page without descending from the root: a save's
-/// rows come in key order (new keys ascending at the end of the tree, a cascade's messages
-/// next to each other), so most of its reads and writes stay on the page of the one before.
+/// One cursor per database, kept open across the many operations of a save (or of a read of
+/// many rows). LMDB keeps a write transaction's cursors valid through its other writes, and a
+/// cursor that is already on a leaf page finds a key on the same page without descending
+/// from the root: a save's rows come in key order (new keys ascending at the end of the tree,
+/// a cascade's messages next to each other), as do a relationship's members, so most reads and
+/// writes stay on the page of the one before.
 struct WriteCursors {
     let transaction: LMDBTransaction
     private var open: [(dbi: MDB_dbi, cursor: OpaquePointer)] = []

@@ -110,7 +110,7 @@ enum LMDBWorkloads {
         }
     }
 
-    static let chatMessages = reading("chat-messages", "per chat: fetch its messages (chat == X) sorted by sentAt, faults off; raw: its member keys, each row, sort") { context, chats, _ in
+    static let chatMessages = reading("chat-messages", "per chat: fetch its messages (chat == X) sorted by sentAt, faults off; raw: its member keys, each row through one cursor, sort") { context, chats, _ in
         try ChatBodies.chatMessages(context, chats: chats)
     } raw: { db, sizes in
         var tally = Tally()
@@ -119,8 +119,7 @@ enum LMDBWorkloads {
             let messages = try db.read { txn in
                 keys.removeAll(keepingCapacity: true)
                 try db.messageKeys(txn, chat: Int64(c), into: &keys)
-                return try keys.map { pk in
-                    guard let row = try db.get(txn, db.messages, pk) else { throw BenchmarkFailure("raw: message \(pk) is missing") }
+                return try db.rows(txn, db.messages, keys) { pk, row in
                     let fields = try RawLMDB.decodeMessage(row)
                     return ChatWorkloads.RawMessage(pk: pk, text: fields.text, sentAt: fields.sentAt, chat: fields.chat)
                 }

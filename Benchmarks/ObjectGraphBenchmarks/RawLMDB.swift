@@ -232,6 +232,24 @@ final class RawLMDB {
         }
     }
 
+    /// Calls `body` with the row of each of `keys` (in key order) read through one cursor,
+    /// which LMDB searches on its current page before descending from the root, as the store
+    /// reads a relationship's member rows; throws for a missing row.
+    func rows<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ keys: [Int64], _ body: (Int64, MDB_val) throws -> T) throws -> [T] {
+        var cursor: OpaquePointer?
+        try Self.check(mdb_cursor_open(txn, dbi, &cursor), "cursor")
+        defer { mdb_cursor_close(cursor) }
+        return try keys.map { pk in
+            try Self.withKey(pk) { key in
+                var data = MDB_val()
+                let status = mdb_cursor_get(cursor, &key, &data, MDB_SET_KEY)
+                if status == MDB_NOTFOUND { throw BenchmarkFailure("raw: row \(pk) is missing") }
+                try Self.check(status, "cursor get")
+                return try body(pk, data)
+            }
+        }
+    }
+
     /// The message keys of chat `chat` (its member duplicates, in key order).
     func messageKeys(_ txn: OpaquePointer, chat: Int64, into keys: inout [Int64]) throws {
         try memberKeys(txn, members, of: chat, into: &keys)
