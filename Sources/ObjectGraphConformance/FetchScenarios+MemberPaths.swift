@@ -55,5 +55,43 @@ extension FetchScenarios {
                 try checkEqual(try titles("NONE messages == %@", yo), ["b", "c", "d"], "NONE with an object")
             }
         },
+        ConformanceScenario("fetch.predicates.floatingSumsIgnoreMemberOrder") { env in
+            // Floating-point addition is not associative: 1e16 + 1 rounds back to 1e16, so
+            // summed in one order three values give 0, in another 1. Each chat holds the same
+            // three dates, joined in a different order; a store returns members in its own
+            // order (key order, list order, insertion order), and the answer must not
+            // depend on it.
+            let seconds: [Double] = [1e16, 1, -1e16]
+            /// A chat titled `title` holding messages dated `seconds`, joined in `order`.
+            @discardableResult
+            func chat(_ title: String, _ order: [Int], in context: ManagedObjectContext) -> Chat {
+                let chat = Chat(context: context); chat.title = title
+                let messages = seconds.map { value -> Message in
+                    let message = Message(context: context); message.text = "\(title)\(value)"
+                    message.sentAt = Date(timeIntervalSinceReferenceDate: value)
+                    return message
+                }
+                for index in order { messages[index].chat = chat }
+                return chat
+            }
+            _ = try env.seed { context in
+                for (title, order) in [("x", [2, 0, 1]), ("y", [0, 1, 2]), ("z", [2, 1, 0])] { chat(title, order, in: context) }
+                return []
+            }
+            // In ascending order: -1e16 + 1 rounds to -1e16, and the sum is 0.
+            let context = env.newContext()
+            try context.performAndWait {
+                func titles(_ format: String) throws -> [String] {
+                    try context.fetch(FetchRequest<Chat>(predicate: try FetchPredicate(format: format), sortKeys: [SortKey("title")])).map(\.title)
+                }
+                try checkEqual(try titles("messages.@sum.sentAt == 0"), ["x", "y", "z"], "@sum over the same values in any member order")
+                try checkEqual(try titles("messages.@avg.sentAt == 0"), ["x", "y", "z"], "@avg over the same values in any member order")
+                try checkEqual(try titles("messages.@sum.sentAt == 1"), [], "no order-dependent sum")
+                // Unsaved chats are judged in memory, over their members in the context's order.
+                chat("v", [2, 0, 1], in: context)
+                chat("w", [0, 1, 2], in: context)
+                try checkEqual(try titles("messages.@sum.sentAt == 0"), ["v", "w", "x", "y", "z"], "@sum of unsaved chats, in any member order")
+            }
+        },
     ]
 }

@@ -167,7 +167,7 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
             if present.contains(where: { if case .decimal = $0 { return true } else { return false } }),
                present.allSatisfy({ if case .double(let v) = $0 { return v.isFinite && abs(v) < 1e160 } else { return true } }) {
                 var total = Decimal(0)
-                for value in present {
+                for value in Self.ascending(present) {
                     switch value {
                     case .decimal(let v): total += v
                     case .integer(let v): total += Decimal(v)
@@ -177,11 +177,28 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
                 }
                 return .decimal(total)
             }
-            return .double(present.reduce(0.0) { $0 + (Self.double($1) ?? 0) })
+            return .double(Self.floatingSum(present))
         case .average:
             guard !present.isEmpty else { return .null }
-            return .double(present.reduce(0.0) { $0 + (Self.double($1) ?? 0) } / Double(present.count))
+            return .double(Self.floatingSum(present) / Double(present.count))
         }
+    }
+
+    /// The values' sum in floating point, added in ascending order. Floating-point addition is
+    /// not associative, and members come in whatever order their store or context keeps them
+    /// (key order, list order, the order they joined): added as they came, the same three
+    /// values summed to 0 or to 1 (1e16 + 1 rounds back to 1e16), so an unsaved chat and the
+    /// same chat saved answered `@sum` differently (conformance scenario
+    /// `fetch.predicates.floatingSumsIgnoreMemberOrder`). (The total order puts NaN last; any
+    /// NaN makes the sum NaN in every order.)
+    static func floatingSum(_ values: [AttributeValue]) -> Double {
+        values.compactMap(double).sorted { !$1.isTotallyOrdered(belowOrEqualTo: $0) }.reduce(0, +)
+    }
+
+    /// `values` in a sort's ascending order: a decimal sum rounds once it passes 38 digits,
+    /// and must not depend on the members' order either.
+    private static func ascending(_ values: [AttributeValue]) -> [AttributeValue] {
+        values.sorted { CompiledSort.compare($0, $1, .natural) == .orderedAscending }
     }
 
     static func double(_ value: AttributeValue) -> Double? {
