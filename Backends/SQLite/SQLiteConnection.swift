@@ -38,6 +38,7 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         handle = db
         SQLiteFunctions.register(on: db)
+        SQLiteAggregates.register(on: db)
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5_000)
     }

@@ -9,7 +9,8 @@ import ObjectGraph
 /// `=` is `IS` (a missing value equals nothing), `!=` is `IS NOT` (a missing value differs from
 /// every value), ranges and `IN` are guarded by `IS NOT NULL` (`NULL AND 0` is 0), and only
 /// the string functions need `COALESCE`; strings compare through the registered collations and `og_text`
-/// (see ``SQLiteFunctions``); decimals (stored as text) are not compiled.
+/// (see ``SQLiteFunctions``), `@avg` and floating-point `@sum` through `og_avg`/`og_sum` (see
+/// ``SQLiteAggregates``); decimals (stored as text) are not compiled.
 struct SQLiteQueryCompiler {
     struct Unsupported: Error {}
 
@@ -213,19 +214,28 @@ struct SQLiteQueryCompiler {
                 guard [.integer16, .integer32, .integer64, .boolean, .date, .double, .float, .string].contains(attribute.type) else { throw Unsupported() }
                 let collate = attribute.type == .string ? " COLLATE OG_NATURAL" : ""
                 value = "(SELECT \(function == .minimum ? "MIN" : "MAX")(\(column)\(collate)) \(members.from) WHERE \(members.condition))"
-            case .sum:
-                // Integers only: their sum is exact in any order. An overflow makes SQLite's
-                // SUM fail the statement, where the shared layer sums in floating point; the
-                // store then answers the fetch without this predicate (see `mayOverflow`).
-                // A floating-point sum depends on the order of its terms, which SQL does not
-                // share with the shared layer, and `@avg` is one: both are left to it.
-                guard [.integer16, .integer32, .integer64].contains(attribute.type) else { throw Unsupported() }
+            case .sum where [.integer16, .integer32, .integer64].contains(attribute.type):
+                // Integers: their sum is exact in any order, and SQL's own SUM is quickest. An
+                // overflow makes it fail the statement, where the shared layer sums in floating
+                // point; the store then answers the fetch without this predicate (see
+                // `mayOverflow`).
                 mayOverflow = true
                 value = "(SELECT COALESCE(SUM(\(column)), 0) \(members.from) WHERE \(members.condition))"
-            case .average:
-                throw Unsupported()
+            case .sum, .average:
+                // Floating-point sums and every mean, through the shared layer's own function
+                // (see ``SQLiteAggregates``): SQL's would not give its last bit.
+                let kinds: [AttributeType: SQLiteAggregates.Kind] = [
+                    .integer16: .integer, .integer32: .integer, .integer64: .integer, .double: .double, .float: .double, .date: .date,
+                ]
+                guard let kind = kinds[attribute.type] else { throw Unsupported() }
+                value = "(SELECT og_\(function == .sum ? "sum" : "avg")(\(kind.rawValue), \(column)) \(members.from) WHERE \(members.condition))"
             }
-            let type: AttributeType = function == .sum ? .integer64 : attribute.type
+            let type: AttributeType
+            switch function {
+            case .minimum, .maximum: type = attribute.type
+            case .sum where [.integer16, .integer32, .integer64].contains(attribute.type): type = .integer64
+            case .sum, .average: type = .double
+            }
             return try compare(whenPresent(owner, value), type, c, rightLeaf: rightLeaf)
         }
     }

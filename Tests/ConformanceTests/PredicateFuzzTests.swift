@@ -84,7 +84,7 @@ struct PredicateFuzzTests {
     }
 
     static let operands = ["s", "i", "h", "d", "f", "b", "dt", "dec", "o", "o.name", "ms", "ms.v", "ms.t2", "tags", "tags.label",
-                           "ms.@count", "ms.@sum.v", "ms.@avg.v", "ms.@max.t2", "o.ts.@count", "SELF", "nil", "YES", "0", "1", "-1", "2.5",
+                           "ms.@count", "ms.@sum.v", "ms.@avg.v", "ms.@max.t2", "o.ts.@count", "o.ts.@sum.d", "o.ts.@avg.dt", "tags.ts.@avg.f", "SELF", "nil", "YES", "0", "1", "-1", "2.5",
                            "1e308", "-1e400", "'a'", "'é'", "''", "'a*'", "'?%_'", "9223372036854775807", "-9223372036854775808",
                            "{}", "{1, 2}", "{'a', nil}", "{1.5, 'x'}", "%@", "%K", "%d", "SUBQUERY(ms, $m, $m.v > 1).@count"]
     static let operators = ["==", "!=", "<", "<=", ">", ">=", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE",

@@ -1,0 +1,99 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphInMemory
+import ObjectGraphSQLite
+import Testing
+
+/// `@sum` and `@avg` over doubles, floats and dates, compiled to SQL through `og_sum` and
+/// `og_avg`, which call the shared layer's own function: answers identical to the in-memory
+/// store's, including where the order of the terms, an infinity or a NaN decides them.
+@Suite("SQLite floating-point aggregates")
+struct SQLiteFloatingAggregateTests {
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Account") { e in
+                e.attribute("name", .string)
+                e.toMany("entries", "Entry", inverse: "account")
+            }
+            m.entity("Entry") { e in
+                e.attribute("amount", .double, optional: true)
+                e.attribute("weight", .float, optional: true)
+                e.attribute("at", .date, optional: true)
+                e.toOne("account", "Account", inverse: "entries")
+            }
+        }
+    }
+
+    /// Accounts and their entries' amounts (each entry's weight and date follow its amount).
+    static let accounts: [(String, [Double?])] = [
+        ("order", [-1e16, 1e16, 1]),            // 0 added in ascending order, 1 in this one
+        ("infinite", [.infinity, -.infinity]),  // NaN in any order
+        ("plain", [1.5, nil, 2.5]),
+        ("none", []),
+    ]
+
+    /// A container on `store` holding ``accounts``, each account's entries made and joined in
+    /// order (so SQL steps through them in that order: keys ascend).
+    static func container(_ store: StoreDescription) throws -> PersistentContainer {
+        let container = try PersistentContainer(model: try model(), stores: [store])
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for (name, amounts) in accounts {
+                let account = try context.insertObject(entityName: "Account")
+                try account.setValue(name, forKey: "name")
+                for amount in amounts {
+                    let entry = try context.insertObject(entityName: "Entry")
+                    try entry.setValue(amount, forKey: "amount")
+                    try entry.setValue(amount.map { Float($0) }, forKey: "weight")
+                    try entry.setValue(amount.map { Date(timeIntervalSinceReferenceDate: $0) }, forKey: "at")
+                    try entry.setValue(account, forKey: "account")
+                }
+            }
+            try context.save()
+        }
+        return container
+    }
+
+    static let formats = [
+        "entries.@sum.amount == 0", "entries.@sum.amount == 1", "entries.@sum.amount > 0", "entries.@sum.amount != 0",
+        "entries.@sum.amount == nil", "entries.@sum.amount BETWEEN {-1, 5}", "entries.@sum.amount IN {0, 4}",
+        "entries.@avg.amount == 2", "entries.@avg.amount >= 0", "entries.@avg.amount == nil", "entries.@avg.amount < 1",
+        "entries.@sum.weight == 0", "entries.@avg.weight > 1", "entries.@sum.at == 0", "entries.@avg.at <= 2",
+    ]
+
+    @Test("@sum and @avg over doubles, floats and dates run in SQL and answer as the in-memory store does, term order, infinities and NaN included", arguments: formats)
+    func sameAnswers(format: String) throws {
+        let sqlite = try Self.container(.sqlite(at: try SQLiteStoreTests.temporaryFile()))
+        let memory = try Self.container(.inMemory())
+        let predicate = try FetchPredicate(format: format)
+        func names(_ container: PersistentContainer, entity: String = "Account", through path: String = "") throws -> [String] {
+            let context = container.newBackgroundContext()
+            return try context.performAndWait {
+                let predicate = path.isEmpty ? predicate : try FetchPredicate(format: format.replacingOccurrences(of: "entries.", with: path))
+                let found = try context.fetch(FetchRequest<ManagedObject>(entityName: entity, predicate: predicate))
+                return try found.map { object in
+                    guard !path.isEmpty else { return try object.value(forKey: "name") as? String ?? "nil" }
+                    let account = try (object.value(forKey: "account") as? ManagedObject)?.value(forKey: "name") as? String
+                    return "\(account ?? "nil"): \(try object.value(forKey: "amount") as? Double ?? .nan)"
+                }.sorted()
+            }
+        }
+        let store = try #require(sqlite.coordinator.persistentStores.first)
+        let answer = try store.fetch(StoreFetchRequest(entity: try Self.model().requireEntity("Account"), predicate: predicate))
+        #expect(answer.applied.contains(.predicate), "\(format) runs in SQL")
+        #expect(try names(sqlite) == names(memory), "\(format)")
+        // Through a to-one first: each entry's account's entries.
+        #expect(try names(sqlite, entity: "Entry", through: "account.entries.") == names(memory, entity: "Entry", through: "account.entries."), "\(format) through a to-one")
+    }
+
+    @Test("the order of the terms does not decide a sum: -1e16, 1e16 and 1 sum to 0, as in ascending order, not to 1 as added in key order")
+    func orderOfTerms() throws {
+        let sqlite = try Self.container(.sqlite(at: try SQLiteStoreTests.temporaryFile()))
+        let context = sqlite.newBackgroundContext()
+        let names = try context.performAndWait {
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Account", predicate: try FetchPredicate(format: "entries.@sum.amount == 0")))
+                .compactMap { try $0.value(forKey: "name") as? String }.sorted()
+        }
+        #expect(names == ["none", "order"], "infinite sums to NaN, plain to 4, none (no entries) to 0: \(names)")
+    }
+}
