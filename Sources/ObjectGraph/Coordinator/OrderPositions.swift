@@ -1,15 +1,16 @@
-import ObjectGraph
-
 /// Positions for an ordered relationship stored with gaps (multiples of 1024), so that an
-/// insert or a move in the middle usually writes one row instead of renumbering the list.
-enum OrderPositions {
-    static let gap: Int64 = 1024
+/// insert or a move in the middle usually writes one member's position instead of
+/// renumbering the list. In the shared layer so that every store keeping positions with its
+/// members (SQLite's rows, LMDB's duplicates) places them alike.
+package enum OrderPositions {
+    /// The distance between neighbouring positions when a list is numbered afresh.
+    package static let gap: Int64 = 1024
 
     /// The positions to write so that `order` is the stored order, given the positions members
     /// have now. Members whose relative order is unchanged (a longest increasing run of their
     /// current positions) keep their positions; the others get positions between their kept
     /// neighbours, or, when a gap is too small, the whole list is renumbered.
-    static func plan(order: [ObjectID], existing: [ObjectID: Int64]) -> [ObjectID: Int64] {
+    package static func plan(order: [ObjectID], existing: [ObjectID: Int64]) -> [ObjectID: Int64] {
         let current = order.map { existing[$0] }
         let kept = longestIncreasing(current)
         var result: [ObjectID: Int64] = [:]
@@ -47,7 +48,7 @@ enum OrderPositions {
     }
 
     /// Indexes of a longest strictly increasing subsequence of the present values.
-    static func longestIncreasing(_ values: [Int64?]) -> Set<Int> {
+    package static func longestIncreasing(_ values: [Int64?]) -> Set<Int> {
         var tails: [Int] = []          // indexes into values, by subsequence length
         var previous = Array(repeating: -1, count: values.count)
         for (index, value) in values.enumerated() {

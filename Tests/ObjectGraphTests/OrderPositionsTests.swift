@@ -1,5 +1,4 @@
 import ObjectGraph
-@testable import ObjectGraphSQLite
 import Testing
 
 @Suite("Ordered positions with gaps")
