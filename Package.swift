@@ -125,7 +125,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LMDBTests",
-            dependencies: ["ObjectGraph", "ObjectGraphLMDB", "ObjectGraphInMemory", "CLMDB"],
+            dependencies: [
+                "ObjectGraph", "ObjectGraphLMDB", "ObjectGraphInMemory", "CLMDB",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             path: "Tests/LMDBTests"
         ),
         .testTarget(

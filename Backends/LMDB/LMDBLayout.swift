@@ -11,7 +11,10 @@ struct LMDBLayout: Sendable {
     /// The metadata key that marks an environment as an ObjectGraph store.
     static let formatKey = "format"
     /// The layout version written in ``formatKey``.
-    static let formatValue = "objectgraph-lmdb-1"
+    static let formatValue = "objectgraph-lmdb-2"
+    /// The layout before ordered members carried positions: each ordered list was one value,
+    /// rewritten whole at every change. Upgraded at open (see ``LMDBLayoutUpgrade``).
+    static let listFormatValue = "objectgraph-lmdb-1"
 
     let model: ManagedObjectModel
     let entities: [EntityDescription]
@@ -90,8 +93,10 @@ struct LMDBLayout: Sendable {
         entity.attributes.filter { indexedAttributes[Self.key($0)] != nil }
     }
 
-    /// Whether members are kept as one ordered list value rather than sorted duplicates.
-    static func keepsList(_ relationship: RelationshipDescription) -> Bool { relationship.isOrdered }
+    /// Bytes before the member key in a member entry of `relationship`: an ordered one's
+    /// entries begin with their position (``ObjectGraph/OrderPositions``), so its duplicates
+    /// sort in list order.
+    static func memberOffset(_ relationship: RelationshipDescription) -> Int { relationship.isOrdered ? 8 : 0 }
 }
 
 /// The opened database handles of a store's layout.
@@ -155,7 +160,7 @@ struct LMDBHandles: Sendable {
         for root in layout.roots { handles.rows[root] = try open(LMDBLayout.rowsName(root), duplicates: false) }
         for relationship in layout.toManyRelationships {
             let key = LMDBLayout.key(relationship)
-            handles.members[key] = try open(LMDBLayout.membersName(relationship), duplicates: !LMDBLayout.keepsList(relationship))
+            handles.members[key] = try open(LMDBLayout.membersName(relationship), duplicates: true)
             if !relationship.hasInverse {
                 handles.owners[key] = try open(LMDBLayout.ownersName(relationship), duplicates: true)
             }

@@ -8,7 +8,8 @@ import ObjectGraph
 /// `chat.title`), with no predicate,
 /// over every entity of the table. The members database lists, under each owner's key, its
 /// members in key order: the number of duplicates is the group's count and the first
-/// duplicate its first row, so neither a member's row nor a count per row is read — only
+/// duplicate its first row (an ordered to-many's are in list order: its first row is the
+/// smallest member key among them), so neither a member's row nor a count per row is read — only
 /// each owner's row, for the key's value. Owners with equal values form one group, as in the
 /// shared grouping. Anything else (a predicate, other aggregates, rows without an owner, whose
 /// group would need a scan to order) is declined and the shared layer groups the rows.
@@ -18,7 +19,7 @@ extension LMDBStore {
         guard request.predicate == nil, grouping.keys.count == 1, grouping.aggregates.allSatisfy({ $0 == .count }) else { return declined }
         let steps = grouping.keys[0].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard steps.count == 1 || steps.count == 2, let relationship = request.entity.relationship(named: steps[0]), !relationship.isToMany,
-              let index = inverseIndexes[IdentityKey(relationship)], !LMDBLayout.keepsList(index.inverse),
+              let index = inverseIndexes[IdentityKey(relationship)],
               let root = model.entity(named: request.entity.rootName), let rowsDBI = handles.rows[root.name] else { return declined }
         let destination = model.destinationEntity(of: relationship)
         guard let ownersDBI = handles.rows[destination.rootName] else { return declined }
@@ -41,6 +42,7 @@ extension LMDBStore {
         // the last one is checked first (owners are usually of one entity: no hashing).
         var slots: [ObjectID.Namespace: Int] = [:]
         var lastSlot: (namespace: ObjectID.Namespace, slot: Int)? = nil
+        let offset = LMDBLayout.memberOffset(index.inverse)
         // Owners are read in key order through a cursor of their own: each is usually on the
         // leaf page of the one before, which a cursor searches without descending from the root.
         let complete: Bool = try txn.withCursor(ownersDBI) { ownerRows in try txn.withCursor(index.members) { cursor in
@@ -48,8 +50,18 @@ extension LMDBStore {
             while let current = entry {
                 let ownerKey = try PrimaryKeyBytes.decode(current.key)
                 var reader = ByteReader(current.value)
-                let first = try reader.orderedInt64()
+                reader.offset = offset
+                var first = try reader.orderedInt64()
                 let count = try cursor.duplicateCount()
+                if offset != 0 {
+                    // In list order: the first row is the smallest key among them. (The cursor
+                    // ends on the owner's last duplicate, where MDB_NEXT_NODUP leaves from.)
+                    while let next = try cursor.move(MDB_NEXT_DUP) {
+                        var reader = ByteReader(next.value)
+                        reader.offset = offset
+                        first = min(first, try reader.orderedInt64())
+                    }
+                }
                 members += count
                 guard let bytes = try ownerRows.position(MDB_SET_KEY, primaryKey: ownerKey)?.value else { return false }
                 let key: AttributeValue

@@ -148,27 +148,21 @@ extension LMDBStore {
     }
 
     /// The members of `relationship` of the row with key `pk`, in order: a range scan of the
-    /// duplicates under the key (sorted by member key), or the stored list of an ordered one.
+    /// duplicates under the key (sorted by member key, or by position for an ordered one).
     func members(_ relationship: RelationshipDescription, of pk: Int64, in txn: LMDBTransaction) throws -> [ObjectID] {
         guard let dbi = handles.members(of: relationship) else { return [] }
-        if LMDBLayout.keepsList(relationship) { return try memberList(dbi, of: pk, in: txn) }
-        return try txn.withCursor(dbi) { cursor in try members(of: pk, at: cursor) }
+        let offset = LMDBLayout.memberOffset(relationship)
+        return try txn.withCursor(dbi) { cursor in try members(of: pk, at: cursor, offset: offset) }
     }
 
-    /// The stored member list of an ordered relationship's row with key `pk`.
-    private func memberList(_ dbi: MDB_dbi, of pk: Int64, in txn: LMDBTransaction) throws -> [ObjectID] {
-        guard let list = try txn.get(dbi, PrimaryKeyBytes.encode(pk)) else { return [] }
-        return try stride(from: 0, to: list.count, by: 10).map { try memberID(UnsafeRawBufferPointer(rebasing: list[$0..<min($0 + 10, list.count)])) }
-    }
-
-    /// The duplicates under key `pk`, read with `cursor` (on an unordered relationship's
-    /// members database), which may serve many keys in turn.
-    private func members(of pk: Int64, at cursor: LMDBCursor) throws -> [ObjectID] {
+    /// The duplicates under key `pk`, read with `cursor` (on a members database whose entries
+    /// hold the member key at `offset`), which may serve many keys in turn.
+    private func members(of pk: Int64, at cursor: LMDBCursor, offset: Int) throws -> [ObjectID] {
         guard var entry = try cursor.position(MDB_SET_KEY, primaryKey: pk) else { return [] }
         var result: [ObjectID] = []
         result.reserveCapacity(try cursor.duplicateCount())
         while true {
-            result.append(try memberID(entry.value))
+            result.append(try memberID(offset == 0 ? entry.value : UnsafeRawBufferPointer(rebasing: entry.value.dropFirst(offset))))
             guard let next = try cursor.move(MDB_NEXT_DUP) else { return result }
             entry = next
         }
@@ -193,25 +187,20 @@ extension LMDBStore {
 
     /// Members for each source, in one read transaction.
     ///
-    /// One cursor serves every source of an unordered relationship (opening one per source
-    /// was a tenth of prefetching 10,000 students' subjects), and a source is recognized as
-    /// this store's by its interned namespace, not by its store's name (looked up under a lock
-    /// and compared as a string for every source).
+    /// One cursor serves every source (opening one per source was a tenth of prefetching
+    /// 10,000 students' subjects), and a source is recognized as this store's by its interned
+    /// namespace, not by its store's name (looked up under a lock and compared as a string for
+    /// every source).
     public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [[ObjectID]] {
         try read { txn in
             guard !relationship.isTransient, let dbi = handles.members(of: relationship) else {
                 return [[ObjectID]](repeating: [], count: sources.count)
             }
-            if LMDBLayout.keepsList(relationship) {
-                return try sources.map { source in
-                    guard codec.owns(source), let pk = source.primaryKey else { return [] }
-                    return try memberList(dbi, of: pk, in: txn)
-                }
-            }
+            let offset = LMDBLayout.memberOffset(relationship)
             return try txn.withCursor(dbi) { cursor in
                 try sources.map { source in
                     guard codec.owns(source), let pk = source.primaryKey else { return [] }
-                    return try members(of: pk, at: cursor)
+                    return try members(of: pk, at: cursor, offset: offset)
                 }
             }
         }
@@ -229,10 +218,8 @@ extension LMDBStore {
     /// The member count of the row with key `pk`, inside `txn`.
     func memberCount(of relationship: RelationshipDescription, key pk: Int64, in txn: LMDBTransaction) throws -> Int {
         guard let dbi = handles.members(of: relationship) else { return 0 }
-        let key = PrimaryKeyBytes.encode(pk)
-        if LMDBLayout.keepsList(relationship) { return (try txn.get(dbi, key)?.count ?? 0) / 10 }
         return try txn.withCursor(dbi) { cursor in
-            try cursor.position(MDB_SET_KEY, key: key) == nil ? 0 : try cursor.duplicateCount()
+            try cursor.position(MDB_SET_KEY, primaryKey: pk) == nil ? 0 : try cursor.duplicateCount()
         }
     }
 }

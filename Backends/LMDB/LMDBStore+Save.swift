@@ -109,7 +109,7 @@ extension LMDBStore {
         for change in changes.toMany where !change.relationship.isTransient {
             if followers.isFollowing(change.relationship) {
                 // Only the order is the context's (a list's); the members follow the to-ones.
-                if let order = change.order, LMDBLayout.keepsList(change.relationship) {
+                if let order = change.order, change.relationship.isOrdered {
                     followers.order(change.source, relationship: change.relationship, order)
                 }
                 continue
@@ -189,7 +189,7 @@ extension LMDBStore {
     }
 
     /// The key and entity code a member entry of `id` holds.
-    private func memberKey(_ id: ObjectID) throws -> (pk: Int64, code: UInt16) {
+    func memberKey(_ id: ObjectID) throws -> (pk: Int64, code: UInt16) {
         guard let pk = id.primaryKey, let code = codec.code(of: id) else { throw notHere(id) }
         return (pk, code)
     }
@@ -213,8 +213,9 @@ extension LMDBStore {
         var removed: [ObjectID] = []
         var added: [ObjectID] = []
         added.reserveCapacity(change.added.count)
-        if LMDBLayout.keepsList(relationship) {
-            let before = try members(relationship, of: sourceKey, in: txn)
+        if relationship.isOrdered {
+            let stored = try positionedMembers(dbi, key: key, in: txn)
+            let before = stored.map(\.id)
             var after = before
             if following {
                 // (Every member joining is a row this save wrote.)
@@ -232,14 +233,7 @@ extension LMDBStore {
                     for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) && present.insert(id).inserted { after.append(id) }
                 }
             }
-            if after.isEmpty {
-                try txn.delete(dbi, key)
-            } else {
-                var list: [UInt8] = []
-                list.reserveCapacity(after.count * 10)
-                for id in after { list += try memberEntry(id) }
-                try txn.put(dbi, key, list)
-            }
+            try writeOrder(after, over: stored, dbi, key: key, txn, &cursors)
             let beforeSet = Set(before), afterSet = Set(after)
             removed = before.filter { !afterSet.contains($0) }
             added = after.filter { !beforeSet.contains($0) }

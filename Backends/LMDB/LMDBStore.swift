@@ -86,7 +86,16 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         // One environment per file: the same file under another spelling must not open twice.
         let path = url.standardizedFileURL.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
-        let environment = try LMDBEnvironment.open(path: path, options: request.options)
+        let environment: LMDBEnvironment
+        do {
+            environment = try LMDBEnvironment.open(path: path, options: request.options)
+        } catch let error as StoreError where error.code == .io && LMDBLayoutUpgrade.storedFormat(readOnly: path) == LMDBLayout.listFormatValue {
+            // Its layout is upgraded by the write transaction that opens it, which this process
+            // cannot begin: said as such, not only as the permission it lacks.
+            throw StoreError(
+                .io, "\(path) is an ObjectGraph LMDB store of the older layout \(LMDBLayout.listFormatValue): it needs to be opened writable once to upgrade its layout to \(LMDBLayout.formatValue) (\(error.message))",
+                underlying: error.underlying)
+        }
         self.environment = environment
         self.keyLimit = min(environment.maxKeySize, 480)
         do {
@@ -118,15 +127,20 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Reads (or, in an empty environment, writes) the store's identity and opens the model's
-    /// databases; a store of another model opens none (the coordinator refuses it).
+    /// databases, upgrading a store of the older layout (``LMDBLayoutUpgrade``); a store of
+    /// another model opens none (the coordinator refuses it).
     private static func prepare(_ txn: LMDBTransaction, layout: LMDBLayout, request: StoreOpenRequest, path: String, keyLimit: Int) throws -> (identifier: String, handles: LMDBHandles) {
         let environment = txn.environment
         let meta: MDB_dbi
+        var format = LMDBLayout.formatValue
         if let existing = try environment.database(LMDBLayout.metadataName, in: txn, create: false, duplicates: false) {
             meta = existing
-            guard let format = try txn.get(meta, Array(LMDBLayout.formatKey.utf8)), String(decoding: format, as: UTF8.self) == LMDBLayout.formatValue else {
-                throw StoreError(.corrupt, "\(path) is an LMDB environment but not an ObjectGraph store of a known format (its metadata has no format \(LMDBLayout.formatValue))")
+            let stored = try txn.get(meta, Array(LMDBLayout.formatKey.utf8)).map { String(decoding: $0, as: UTF8.self) }
+            guard let stored, stored == LMDBLayout.formatValue || stored == LMDBLayout.listFormatValue else {
+                let found = stored.map { "is \($0)" } ?? "is missing"
+                throw StoreError(.corrupt, "\(path) is an LMDB environment but not an ObjectGraph store of a known format (its metadata's format \(found), not \(LMDBLayout.formatValue) or \(LMDBLayout.listFormatValue))")
             }
+            format = stored
         } else {
             guard try txn.mainDatabaseEntries() == 0 else {
                 throw StoreError(.corrupt, "\(path) is an LMDB environment but not an ObjectGraph store (it has no \(LMDBLayout.metadataName) database)")
@@ -141,7 +155,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             throw StoreError(.corrupt, "\(path) has no store identifier in its metadata")
         }
         let hash = try txn.get(meta, Array("modelVersionHash".utf8)).map { String(decoding: $0, as: UTF8.self) }
+        // A store of another model is left as it is, in either format: nothing is read from it.
         guard hash == request.modelVersionHash else { return (identifier, LMDBHandles(metadata: meta)) }
+        if format == LMDBLayout.listFormatValue { try LMDBLayoutUpgrade.upgrade(txn, layout: layout, metadata: meta, path: path) }
         var existingIndexes: Set<String> = []
         for attribute in layout.indexedAttributes.values {
             let name = LMDBLayout.indexName(attribute)

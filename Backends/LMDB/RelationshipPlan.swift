@@ -100,17 +100,12 @@ struct RelationshipPlan {
 
     /// Calls `body` with each candidate's key and entity code.
     func forEachEntry(store: LMDBStore, in txn: LMDBTransaction, _ body: (Int64, UInt16) throws -> Void) throws {
-        let dbi = members
-        func entry(_ bytes: UnsafeRawBufferPointer) throws {
+        // (An ordered to-many's entries begin with the member's position.)
+        let offset = LMDBLayout.memberOffset(inverse)
+        try txn.duplicates(members, PrimaryKeyBytes.encode(ownerKey)) { bytes in
             var reader = ByteReader(bytes)
+            reader.offset = offset
             try body(try reader.orderedInt64(), try reader.u16())
-        }
-        let key = PrimaryKeyBytes.encode(ownerKey)
-        if LMDBLayout.keepsList(inverse) {
-            guard let list = try txn.get(dbi, key) else { return }
-            for start in stride(from: 0, to: list.count - 9, by: 10) { try entry(UnsafeRawBufferPointer(rebasing: list[start..<start + 10])) }
-        } else {
-            try txn.duplicates(dbi, key, entry)
         }
     }
 
@@ -122,7 +117,7 @@ struct RelationshipPlan {
     func count(store: LMDBStore, codes: EntityCodes, in txn: LMDBTransaction) throws -> Int? {
         guard isWholePredicate else { return nil }
         var count = 0
-        if candidateCodes.isSubset(of: codes), !LMDBLayout.keepsList(inverse) {
+        if candidateCodes.isSubset(of: codes) {
             count = try txn.withCursor(members) { cursor in
                 try cursor.position(MDB_SET_KEY, primaryKey: ownerKey) == nil ? 0 : try cursor.duplicateCount()
             }

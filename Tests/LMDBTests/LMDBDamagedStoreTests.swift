@@ -34,14 +34,7 @@ struct LMDBDamagedStoreTests {
         try LMDBFixture.withRawEnvironment(url) { _, txn in
             var dbi: MDB_dbi = 0
             try #require(mdb_dbi_open(txn, name, 0, &dbi) == MDB_SUCCESS)
-            var key = key, value = value
-            try key.withUnsafeMutableBytes { keyBytes in
-                try value.withUnsafeMutableBytes { valueBytes in
-                    var k = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
-                    var v = MDB_val(mv_size: valueBytes.count, mv_data: valueBytes.baseAddress)
-                    try #require(mdb_put(txn, dbi, &k, &v, 0) == MDB_SUCCESS)
-                }
-            }
+            try #require(LMDBFixture.rawPut(txn, dbi, key, value) == MDB_SUCCESS)
         }
     }
 

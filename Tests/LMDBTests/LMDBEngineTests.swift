@@ -118,15 +118,8 @@ struct LMDBPermissionTests {
         } else {
             chmod(folder, 0o555)
         }
-        do {
-            _ = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: URL(fileURLWithPath: folder + "/store.lmdb"))])
-            exit(2)
-        } catch let error as StoreError where error.code == .io && error.message.contains("permission denied") {
-            exit(0)
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            exit(1)
-        }
+        guard let model = try? LMDBFixture.model() else { exit(4) }
+        LMDBFixture.exitOpening(URL(fileURLWithPath: folder + "/store.lmdb"), model: model) { $0.code == .io && $0.message.contains("permission denied") }
     }
 
     @Test("opening a store in a folder the process may not write is an I/O error, not busy")

@@ -3,10 +3,9 @@ import ObjectGraph
 import ObjectGraphLMDB
 import Testing
 
-/// `relatedIDs(for:of:)` reads many sources' members in one read transaction — an unordered
-/// relationship's through one cursor that moves from source to source, an ordered one's from
-/// each source's stored list — and answers an empty list for any source that is not this
-/// store's (a temporary ID, another store's, an entity the store does not hold).
+/// `relatedIDs(for:of:)` reads many sources' members in one read transaction, through one
+/// cursor that moves from source to source (an ordered relationship's duplicates in position
+/// order) — and answers an empty list for any source that is not this store's (a temporary ID, another store's, an entity the store does not hold).
 @Suite("LMDB related IDs")
 struct LMDBRelatedIDsTests {
     @Test("many sources at once: each gets its own members, in order for an ordered relationship, and none for a source not of this store")

@@ -111,7 +111,7 @@ struct LMDBRelationshipCountTests {
         #expect(try count("box2") == nil)
     }
 
-    @Test("an ordered to-many's members are counted from its stored list: memberCount and @count, as members come and go")
+    @Test("an ordered to-many's members are counted as its duplicates: memberCount and @count, as members come and go")
     func orderedMemberCounts() throws {
         let model = try ManagedObjectModel { m in
             m.entity("Album") { e in

@@ -65,6 +65,33 @@ enum LMDBFixture {
         }
     }
 
+    /// `mdb_put`'s status for `key` and `value` in `dbi`, inside the raw transaction `txn`.
+    static func rawPut(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) -> Int32 {
+        var key = key, value = value
+        return key.withUnsafeMutableBytes { keyBytes in
+            value.withUnsafeMutableBytes { valueBytes in
+                var k = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
+                var v = MDB_val(mv_size: valueBytes.count, mv_data: valueBytes.baseAddress)
+                return mdb_put(txn, dbi, &k, &v, 0)
+            }
+        }
+    }
+
+    /// In an exit test's child: opens a store of `model` at `url` and exits 0 when that throws
+    /// a `StoreError` that `expected` accepts; 2 when it opens, 1 for any other error (written
+    /// to standard error).
+    static func exitOpening(_ url: URL, model: ManagedObjectModel, expected: (StoreError) -> Bool) -> Never {
+        do {
+            _ = try PersistentContainer(model: model, stores: [.lmdb(at: url)])
+            exit(2)
+        } catch let error as StoreError where expected(error) {
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(1)
+        }
+    }
+
     /// The names in the environment's main database: its named databases.
     static func databaseNames(_ url: URL) throws -> [String] {
         try withRawEnvironment(url) { _, txn in

@@ -1,0 +1,74 @@
+import CLMDB
+import ObjectGraph
+
+/// Ordered to-many members: one duplicate per member under the owner's key, `position ·
+/// member key · entity code` (18 bytes), so the duplicates sort in list order. Positions have
+/// gaps (``ObjectGraph/OrderPositions``, as the SQLite store's): a change writes only the
+/// members that join or move — an insert in the middle or an append is one duplicate — where
+/// the list kept as one value (format `objectgraph-lmdb-1`) was rewritten whole, an append to
+/// a list of 100,000 writing a megabyte.
+extension LMDBStore {
+    /// One stored duplicate of an ordered to-many: its member, and the position, key and
+    /// entity code it holds (the exact bytes, which deleting it names).
+    struct PositionedMember {
+        let id: ObjectID
+        let position: Int64
+        let pk: Int64
+        let code: UInt16
+
+        /// The duplicate's bytes.
+        var entry: [UInt8] { LMDBStore.positionedEntry(position: position, pk: pk, code: code) { Array($0) } }
+    }
+
+    /// The duplicates under `key` of the ordered members database `dbi`, in list order.
+    func positionedMembers(_ dbi: MDB_dbi, key: [UInt8], in txn: LMDBTransaction) throws -> [PositionedMember] {
+        var result: [PositionedMember] = []
+        do {
+            try txn.duplicates(dbi, key) { bytes in
+                var reader = ByteReader(bytes)
+                let position = try reader.orderedInt64(), pk = try reader.orderedInt64(), code = try reader.u16()
+                guard reader.isAtEnd else { throw ByteReader.Truncated() }
+                result.append(PositionedMember(id: try codec.namespace(code).objectID(primaryKey: pk), position: position, pk: pk, code: code))
+            }
+        } catch is ByteReader.Truncated {
+            throw StoreError(.corrupt, "a relationship entry in \(url.path) is damaged (an ordered member's is 18 bytes)")
+        }
+        return result
+    }
+
+    /// `body` given the duplicate of the member with key `pk` and entity code `code` at
+    /// `position`, laid out on the stack (a list built by appends writes one per member).
+    @inline(__always)
+    static func positionedEntry<T>(position: Int64, pk: Int64, code: UInt16, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        // (The tuple's three big-endian integers are its first 18 bytes, without padding.)
+        let entry = ((UInt64(bitPattern: position) ^ (1 << 63)).bigEndian, (UInt64(bitPattern: pk) ^ (1 << 63)).bigEndian, code.bigEndian)
+        return try withUnsafeBytes(of: entry) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(18))) }
+    }
+
+    /// Makes the duplicates under `key` list `order`, given the ones `stored` there: members
+    /// that keep their place keep their duplicates; only those of members that leave or move
+    /// are deleted, and only those of members that join or move are written.
+    func writeOrder(_ order: [ObjectID], over stored: [PositionedMember], _ dbi: MDB_dbi, key: [UInt8], _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
+        let wanted = Set(order)
+        var existing: [ObjectID: Int64] = [:]
+        existing.reserveCapacity(stored.count)
+        for member in stored where wanted.contains(member.id) && existing[member.id] == nil { existing[member.id] = member.position }
+        let planned = OrderPositions.plan(order: order, existing: existing)
+        // A member listed twice (never written so) keeps one duplicate.
+        var kept = Set<ObjectID>()
+        for member in stored {
+            let keeps = existing[member.id] == member.position && planned[member.id] == nil && kept.insert(member.id).inserted
+            if !keeps { try txn.delete(dbi, key, value: member.entry) }
+        }
+        guard !planned.isEmpty else { return }
+        // In list order: positions grow, so each lands next to the one before.
+        let cursor = try cursors.cursor(dbi)
+        try key.withUnsafeBytes { key in
+            for id in order {
+                guard let position = planned[id] else { continue }
+                let (pk, code) = try memberKey(id)
+                try Self.positionedEntry(position: position, pk: pk, code: code) { _ = try cursor.put(key, lent: $0, flags: UInt32(MDB_NODUPDATA)) }
+            }
+        }
+    }
+}
