@@ -233,10 +233,7 @@ extension LMDBStore {
                     for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) && present.insert(id).inserted { after.append(id) }
                 }
             }
-            try writeOrder(after, over: stored, dbi, key: key, txn, &cursors)
-            let beforeSet = Set(before), afterSet = Set(after)
-            removed = before.filter { !afterSet.contains($0) }
-            added = after.filter { !beforeSet.contains($0) }
+            (removed, added) = try writeOrder(after, over: stored, dbi, key: key, txn, &cursors)
         } else {
             for id in change.removed {
                 if try txn.delete(dbi, key, value: try memberEntry(id)) { removed.append(id) }

@@ -59,4 +59,28 @@ struct OrderPositionsTests {
             #expect(zip(sequence, sequence.dropFirst()).allSatisfy { $0 < $1 }, "\(sequence)")
         }
     }
+
+    @Test("by index: members whose positions still increase all keep them, joiners are placed between, and a longest run is kept otherwise")
+    func byIndex() {
+        // An append, an insert and a removal leave the present positions increasing.
+        #expect(OrderPositions.plan(positions: [0, 1024, 2048, nil]) == [nil, nil, nil, 3072])
+        #expect(OrderPositions.plan(positions: [0, nil, 1024, 2048]) == [nil, 512, nil, nil])
+        #expect(OrderPositions.plan(positions: [0, 2048]) == [nil, nil])
+        #expect(OrderPositions.plan(positions: [nil, nil]) == [-2048, -1024])
+        // A move: the run 0, 1024, 3072 is kept, the moved member goes between 1024 and 3072.
+        #expect(OrderPositions.plan(positions: [0, 1024, 4096, 3072]) == [nil, nil, 2048, nil])
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let current: [Int64?] = (0..<Int.random(in: 0...30, using: &generator)).map { _ in
+                Bool.random(using: &generator) ? nil : Int64.random(in: -5_000...5_000, using: &generator)
+            }
+            let planned = OrderPositions.plan(positions: current)
+            let result = zip(current, planned).map { $1 ?? $0 ?? .min }
+            #expect(zip(result, result.dropFirst()).allSatisfy { $0 < $1 }, "\(current) → \(planned)")
+            // Unless the list was renumbered, as many keep their positions as the longest run.
+            let kept = zip(current, planned).filter { $0 != nil && $1 == nil }.count
+            let renumbered = planned.enumerated().allSatisfy { $1 == nil || $1 == Int64($0) * OrderPositions.gap }
+            #expect(renumbered || kept == OrderPositions.longestIncreasing(current).count, "\(current) → \(planned)")
+        }
+    }
 }

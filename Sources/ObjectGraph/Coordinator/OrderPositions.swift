@@ -7,44 +7,71 @@ package enum OrderPositions {
     package static let gap: Int64 = 1024
 
     /// The positions to write so that `order` is the stored order, given the positions members
-    /// have now. Members whose relative order is unchanged (a longest increasing run of their
-    /// current positions) keep their positions; the others get positions between their kept
-    /// neighbours, or, when a gap is too small, the whole list is renumbered.
+    /// have now (see ``plan(positions:)``), by member.
     package static func plan(order: [ObjectID], existing: [ObjectID: Int64]) -> [ObjectID: Int64] {
-        let current = order.map { existing[$0] }
-        let kept = longestIncreasing(current)
+        let planned = plan(positions: order.map { existing[$0] })
         var result: [ObjectID: Int64] = [:]
+        for (index, position) in planned.enumerated() { if let position { result[order[index]] = position } }
+        return result
+    }
+
+    /// The positions to write for the members of a list, in list order, given the position
+    /// each has now (`nil` for one that joins); `nil` where a member keeps its position.
+    /// Members whose relative order is unchanged (a longest increasing run of their current
+    /// positions) keep their positions; the others get positions between their kept
+    /// neighbours, or, when a gap is too small, the whole list is renumbered. By index, so a
+    /// store that knows where each member stands hashes no ID here (by member, with the
+    /// longest run searched even when the positions all increase, it was a sixth of an append
+    /// to a list of 20,000 on LMDB, perf).
+    package static func plan(positions current: [Int64?]) -> [Int64?] {
+        let kept = keptPositions(current)
+        var result = [Int64?](repeating: nil, count: current.count)
         var index = 0
         var previousKept: Int64? = nil
-        while index < order.count {
-            if kept.contains(index) {
+        while index < current.count {
+            if kept[index] {
                 previousKept = current[index]
                 index += 1
                 continue
             }
             // A run of members to place between previousKept and the next kept position.
             var end = index
-            while end < order.count && !kept.contains(end) { end += 1 }
+            while end < current.count && !kept[end] { end += 1 }
             let count = Int64(end - index)
-            let next: Int64? = end < order.count ? current[end] : nil
+            let next: Int64? = end < current.count ? current[end] : nil
             let low = previousKept ?? ((next ?? 0) - gap * (count + 1))
             let high = next ?? (low + gap * (count + 1))
             let step = (high - low) / (count + 1)
-            if step < 1 { return renumbered(order, existing) }
+            if step < 1 { return renumbered(current) }
             for offset in 0..<Int(count) {
-                result[order[index + offset]] = low + step * Int64(offset + 1)
+                result[index + offset] = low + step * Int64(offset + 1)
             }
             index = end
         }
         return result
     }
 
-    private static func renumbered(_ order: [ObjectID], _ existing: [ObjectID: Int64]) -> [ObjectID: Int64] {
-        var result: [ObjectID: Int64] = [:]
-        for (index, id) in order.enumerated() where existing[id] != Int64(index) * gap {
-            result[id] = Int64(index) * gap
+    /// Whether each member keeps its position: those of a longest increasing run. When the
+    /// present positions all increase already (an append, an insert, a removal), that run is
+    /// all of them, found without searching.
+    private static func keptPositions(_ current: [Int64?]) -> [Bool] {
+        var last: Int64? = nil
+        var increasing = true
+        for case let value? in current {
+            if let last, value <= last {
+                increasing = false
+                break
+            }
+            last = value
         }
-        return result
+        if increasing { return current.map { $0 != nil } }
+        var kept = [Bool](repeating: false, count: current.count)
+        for index in longestIncreasing(current) { kept[index] = true }
+        return kept
+    }
+
+    private static func renumbered(_ current: [Int64?]) -> [Int64?] {
+        current.enumerated().map { index, position in position == Int64(index) * gap ? nil : Int64(index) * gap }
     }
 
     /// Indexes of a longest strictly increasing subsequence of the present values.
