@@ -29,6 +29,7 @@ struct SQLiteFloatingAggregateTests {
         ("order", [-1e16, 1e16, 1]),            // 0 added in ascending order, 1 in this one
         ("infinite", [.infinity, -.infinity]),  // NaN in any order
         ("plain", [1.5, nil, 2.5]),
+        ("blank", [nil, nil]),                  // no values: a sum of 0, no mean
         ("none", []),
     ]
 
@@ -86,6 +87,33 @@ struct SQLiteFloatingAggregateTests {
         #expect(try names(sqlite, entity: "Entry", through: "account.entries.") == names(memory, entity: "Entry", through: "account.entries."), "\(format) through a to-one")
     }
 
+    @Test("grouped @sum and @avg over doubles, floats and dates run in SQL and give the in-memory store's rows, a group without values included")
+    func grouped() throws {
+        let sqlite = try Self.container(.sqlite(at: try SQLiteStoreTests.temporaryFile()))
+        let memory = try Self.container(.inMemory())
+        let aggregates: [StoreAggregate] = [.count, .function(.sum, "amount"), .function(.average, "amount"), .function(.sum, "weight"),
+                                                     .function(.average, "at"), .function(.sum, "at")]
+        let grouping = StoreGrouping(keys: ["account.name"], aggregates: aggregates)
+        let entries = try Self.model().requireEntity("Entry")
+        let native = try #require(sqlite.coordinator.persistentStores.first).fetch(StoreFetchRequest(entity: entries, resultType: .groups(grouping)))
+        #expect(native.applied.contains(.predicate), "answered in SQL")
+        func rows(_ container: PersistentContainer) throws -> [String] {
+            let context = container.newBackgroundContext()
+            return try context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "Entry", sortKeys: [SortKey("name")])
+                request.propertiesToFetch = [.key("account.name", as: "name"), .count(as: "n"), .sum("amount", as: "sum"), .average("amount", as: "mean"),
+                                             .sum("weight", as: "weights"), .average("at", as: "when"), .sum("at", as: "seconds")]
+                request.propertiesToGroupBy = ["account.name"]
+                // (NaN equals nothing, so rows are compared by their descriptions.)
+                return try context.fetchDictionaries(request).map(\.description)
+            }
+        }
+        let expected = try rows(memory)
+        #expect(expected.count == 4, "order, infinite, plain and blank have entries")
+        let found = try rows(sqlite)
+        #expect(found == expected)
+    }
+
     @Test("the order of the terms does not decide a sum: -1e16, 1e16 and 1 sum to 0, as in ascending order, not to 1 as added in key order")
     func orderOfTerms() throws {
         let sqlite = try Self.container(.sqlite(at: try SQLiteStoreTests.temporaryFile()))
@@ -94,6 +122,6 @@ struct SQLiteFloatingAggregateTests {
             try context.fetch(FetchRequest<ManagedObject>(entityName: "Account", predicate: try FetchPredicate(format: "entries.@sum.amount == 0")))
                 .compactMap { try $0.value(forKey: "name") as? String }.sorted()
         }
-        #expect(names == ["none", "order"], "infinite sums to NaN, plain to 4, none (no entries) to 0: \(names)")
+        #expect(names == ["blank", "none", "order"], "infinite sums to NaN, plain to 4, blank (no values) and none (no entries) to 0: \(names)")
     }
 }
