@@ -179,4 +179,29 @@ struct LMDBOrderedMembersTests {
         }
         #expect(counts == [10, 15, 15, 0])
     }
+
+    @Test("an ordered duplicate at the largest position (damage) does not trap the save appending after it: the list is renumbered")
+    func extremePosition() throws {
+        let url = try Self.playlistStore(2)
+        try LMDBFixture.withRawEnvironment(url) { _, txn in
+            var dbi: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, LMDBOrderedFixture.tracksDatabase, UInt32(MDB_DUPSORT), &dbi) == MDB_SUCCESS)
+            var cursor: OpaquePointer?
+            try #require(mdb_cursor_open(txn, dbi, &cursor) == MDB_SUCCESS)
+            defer { mdb_cursor_close(cursor) }
+            var key = MDB_val(), value = MDB_val()
+            try #require(mdb_cursor_get(cursor, &key, &value, MDB_LAST) == MDB_SUCCESS)
+            let owner = Array(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
+            var entry = Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+            try #require(mdb_cursor_del(cursor, 0) == MDB_SUCCESS)
+            for i in 0..<8 { entry[i] = 0xFF }  // position Int64.max (sign bit flipped, big-endian)
+            try #require(LMDBFixture.rawPut(txn, dbi, owner, entry) == MDB_SUCCESS)
+        }
+        #expect(try Self.order(url) == [0, 1])
+        _ = try Self.change(url) { context, playlist in try playlist.add(try LMDBOrderedFixture.track(9, context), to: "tracks") }
+        #expect(try Self.order(url) == [0, 1, 9])
+        let positions = try LMDBOrderedFixture.entries(url, LMDBOrderedFixture.tracksDatabase).map { LMDBOrderedFixture.integer($0, at: 0) }
+        #expect(positions == [0, 1024, 2048])
+    }
 }
+

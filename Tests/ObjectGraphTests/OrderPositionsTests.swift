@@ -83,4 +83,20 @@ struct OrderPositionsTests {
             #expect(renumbered || kept == OrderPositions.longestIncreasing(current).count, "\(current) → \(planned)")
         }
     }
+
+    @Test("positions near either end of Int64 (a damaged file's) renumber the list instead of trapping on overflow")
+    func extremePositions() {
+        let cases: [[Int64?]] = [
+            [0, .max, nil],          // an append after the largest position
+            [nil, .min, 0],          // an insert before the smallest
+            [.min, nil, .max],       // a gap wider than Int64 holds
+            [.min + 1, nil],
+            [nil, .max - 1],
+        ]
+        for current in cases {
+            let planned = OrderPositions.plan(positions: current)
+            let result = zip(current, planned).map { $1 ?? $0 ?? .min }
+            #expect(zip(result, result.dropFirst()).allSatisfy { $0 < $1 }, "\(current) → \(planned)")
+        }
+    }
 }

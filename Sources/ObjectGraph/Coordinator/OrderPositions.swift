@@ -39,12 +39,17 @@ package enum OrderPositions {
             while end < current.count && !kept[end] { end += 1 }
             let count = Int64(end - index)
             let next: Int64? = end < current.count ? current[end] : nil
-            let low = previousKept ?? ((next ?? 0) - gap * (count + 1))
-            let high = next ?? (low + gap * (count + 1))
-            let step = (high - low) / (count + 1)
+            // (Checked arithmetic: positions read from a damaged file may lie anywhere, and
+            // one near either end of Int64 trapped here; renumbering does not read them.)
+            let span = gap.multipliedReportingOverflow(by: count + 1)
+            let low = previousKept.map { (partialValue: $0, overflow: false) } ?? (next ?? 0).subtractingReportingOverflow(span.partialValue)
+            let high = next.map { (partialValue: $0, overflow: false) } ?? low.partialValue.addingReportingOverflow(span.partialValue)
+            let width = high.partialValue.subtractingReportingOverflow(low.partialValue)
+            if span.overflow || low.overflow || high.overflow || width.overflow { return renumbered(current) }
+            let step = width.partialValue / (count + 1)
             if step < 1 { return renumbered(current) }
             for offset in 0..<Int(count) {
-                result[index + offset] = low + step * Int64(offset + 1)
+                result[index + offset] = low.partialValue + step * Int64(offset + 1)
             }
             index = end
         }
