@@ -43,7 +43,10 @@ enum SQLiteAggregates {
             return
         }
         guard let value = value(arguments[1], kind) else {
-            sqlite3_result_error(context, "og_sum/og_avg: a member's value is neither a number nor NULL (the file is damaged)", -1)
+            let file = sqlite3_db_filename(sqlite3_context_db_handle(context), "main").map { String(cString: $0) } ?? "the file"
+            sqlite3_result_error(context, "\(file): og_sum/og_avg: a member's value is neither a number nor NULL (the file is damaged)", -1)
+            // (Damage, as the row reader reports it: a corrupt store error, not a backend one.)
+            sqlite3_result_error_code(context, SQLITE_CORRUPT)
             return
         }
         guard let slot = sqlite3_aggregate_context(context, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)) else {
@@ -79,24 +82,33 @@ enum SQLiteAggregates {
         }
     }
 
-    /// A column value as the row reader reads it for `kind`; `nil` for damage.
+    /// A column value as the row reader reads it for `kind` (``SQLiteStatement/value(_:as:)``):
+    /// the number first, the value's type asked only when it reads as zero, so a member the
+    /// row reader reads (text such as '5' in a numeric column included) is the same number
+    /// here; `nil` for what the row reader notes as damage.
     private static func value(_ value: OpaquePointer?, _ kind: Kind) -> AttributeValue? {
-        let number: Double
-        switch sqlite3_value_type(value) {
-        case SQLITE_NULL: return .null
-        case SQLITE_INTEGER:
-            if kind == .integer { return .integer(sqlite3_value_int64(value)) }
-            number = Double(sqlite3_value_int64(value))
-        case SQLITE_FLOAT:
-            // (As the row reader reads a real in an integer column: converted.)
-            if kind == .integer { return .integer(sqlite3_value_int64(value)) }
-            number = sqlite3_value_double(value)
-        case SQLITE_BLOB:
-            guard kind != .integer, sqlite3_value_bytes(value) == 8, let bytes = sqlite3_value_blob(value) else { return nil }
-            number = Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
-            guard number.isNaN else { return nil }
-        default:
-            return nil
+        if kind == .integer {
+            let integer = sqlite3_value_int64(value)
+            if integer != 0 { return .integer(integer) }
+            switch sqlite3_value_type(value) {
+            case SQLITE_NULL: return .null
+            case SQLITE_INTEGER, SQLITE_FLOAT: return .integer(0)
+            default: return nil
+            }
+        }
+        var number = sqlite3_value_double(value)
+        if number == 0 {
+            switch sqlite3_value_type(value) {
+            case SQLITE_NULL: return .null
+            case SQLITE_INTEGER, SQLITE_FLOAT: break
+            case SQLITE_BLOB:
+                // A stored NaN (see `SQLiteStatement.bindNaN`).
+                guard sqlite3_value_bytes(value) == 8, let bytes = sqlite3_value_blob(value) else { return nil }
+                number = Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+                guard number.isNaN else { return nil }
+            default:
+                return nil
+            }
         }
         return kind == .date ? .date(Date(timeIntervalSinceReferenceDate: number)) : .double(number)
     }

@@ -124,4 +124,29 @@ struct SQLiteFloatingAggregateTests {
         }
         #expect(names == ["blank", "none", "order"], "infinite sums to NaN, plain to 4, blank (no values) and none (no entries) to 0: \(names)")
     }
+
+    @Test("a member value the row reader reads (text '5' in a double column) is the same number to og_sum; one it reports as damage ('abc', a blob) fails the fetch as corrupt, naming the file", arguments: ["'5'", "'abc'", "X'0102'"])
+    func damagedMemberValue(literal: String) throws {
+        let url = try SQLiteStoreTests.temporaryFile()
+        try Self.container(.sqlite(at: url)).close()
+        try SQLiteDamagedStoreTests.execute(url, "UPDATE \"Entry\" SET \"a:Entry.amount\" = \(literal) WHERE \"a:Entry.amount\" = 1.5")
+        let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let predicate = try FetchPredicate(format: "entries.@sum.amount == 7.5")
+        try context.performAndWait {
+            let fetch = { try context.fetch(FetchRequest<ManagedObject>(entityName: "Account", predicate: predicate)).map { try $0.value(forKey: "name") as? String } }
+            if literal == "'5'" {
+                // plain: 5 (read from the text), nil and 2.5.
+                let amounts = try context.fetch(FetchRequest<ManagedObject>(entityName: "Entry")).map { try $0.value(forKey: "amount") as? Double }
+                #expect(amounts.contains(5))
+                let names = try fetch()
+                #expect(names == ["plain"])
+            } else {
+                let error = #expect(throws: StoreError.self) { _ = try fetch() }
+                #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
+            }
+        }
+    }
 }
+
