@@ -143,6 +143,10 @@ extension SQLiteStore {
         do {
             while try statement.step() {
                 var values = selected.indices.map { statement.value(Int32($0), as: selected[$0].type) }
+                // A value the row reader calls damage (text that is not UTF-8, read here
+                // repaired, or a value of another kind): declined, so the shared layer's reading
+                // of the rows reports it, as a fetch of them does.
+                if statement.damagedColumn >= 0 { return declined }
                 for (keyIndex, destination) in destinations {
                     let entityName = destination.only ?? entityColumns.firstIndex(of: keyIndex).flatMap { position -> String? in
                         guard case .string(let name) = statement.value(Int32(selected.count + 1 + position), as: .string) else { return nil }

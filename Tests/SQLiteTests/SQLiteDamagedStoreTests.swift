@@ -205,4 +205,20 @@ struct SQLiteDamagedStoreTests {
             #expect(error?.message.contains(url.path) == true && error?.message.contains("a:Admin.level") == true && error?.message.contains("NULL") == true, "\(String(describing: error))")
         }
     }
+
+    @Test("a grouping key whose text is not UTF-8 is not handed up repaired by the grouping in SQL: the fetch is a typed corrupt error, as reading the row is")
+    func groupedKeyNotUTF8() throws {
+        let url = try SQLiteStoreTests.temporaryFile()
+        try SQLiteFloatingAggregateTests.container(.sqlite(at: url)).close()
+        try Self.execute(url, "UPDATE \"Account\" SET \"a:Account.name\" = CAST(X'41FF42' AS TEXT) WHERE \"a:Account.name\" = 'plain'")
+        let container = try PersistentContainer(model: try SQLiteFloatingAggregateTests.model(), stores: [.sqlite(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        var grouped = FetchRequest<ManagedObject>(entityName: "Account")
+        grouped.propertiesToFetch = [.key("name", as: "name"), .count(as: "count")]
+        grouped.propertiesToGroupBy = ["name"]
+        let error = context.performAndWait { #expect(throws: StoreError.self) { _ = try context.fetchDictionaries(grouped) } }
+        #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("not UTF-8") == true, "\(String(describing: error))")
+    }
 }
+
