@@ -89,9 +89,11 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         let environment: LMDBEnvironment
         do {
             environment = try LMDBEnvironment.open(path: path, options: request.options)
-        } catch let error as StoreError where error.code == .io && LMDBLayoutUpgrade.storedFormat(readOnly: path) == LMDBLayout.listFormatValue {
+        } catch let error as StoreError where error.code == .io && access(path, W_OK) != 0
+                    && LMDBLayoutUpgrade.storedFormat(readOnly: path) == LMDBLayout.listFormatValue {
             // Its layout is upgraded by the write transaction that opens it, which this process
-            // cannot begin: said as such, not only as the permission it lacks.
+            // cannot begin: said as such, not only as the permission it lacks. (Only for a file
+            // it may not write: another I/O failure, a full disk, is not about the layout.)
             throw StoreError(
                 .io, "\(path) is an ObjectGraph LMDB store of the older layout \(LMDBLayout.listFormatValue): it needs to be opened writable once to upgrade its layout to \(LMDBLayout.formatValue) (\(error.message))",
                 underlying: error.underlying)
