@@ -15,7 +15,7 @@ struct LMDBRowSource: PredicateRowSource {
     func toMany(_ relationship: RelationshipDescription, of row: RowSnapshot) throws -> [RowSnapshot] {
         guard !relationship.isTransient, let pk = row.objectID.primaryKey else { return [] }
         let members = try store.members(relationship, of: pk, in: txn)
-        return try txn.withWriteCursors { cursors in try members.compactMap { try store.row($0, through: &cursors) } }
+        return try txn.withCursorSet { cursors in try members.compactMap { try store.row($0, through: &cursors) } }
     }
 
     /// `members.@count` from the member entries (`mdb_cursor_count`), reading no member row.

@@ -52,7 +52,7 @@ extension LMDBStore {
     /// stands: with sets of the members before and after and positions by member, saving an
     /// append to a list of 20,000 took 18 ms where rewriting the whole list had taken 10; it
     /// takes 8–10 ms now, the rest being the shared layer's (release, `sync: none`, measured).
-    func writeOrder(_ order: [ObjectID], over stored: [PositionedMember], _ dbi: MDB_dbi, key: [UInt8], _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws -> (removed: [ObjectID], added: [ObjectID]) {
+    func writeOrder(_ order: [ObjectID], over stored: [PositionedMember], _ dbi: MDB_dbi, key: [UInt8], _ txn: LMDBTransaction, _ cursors: inout CursorSet) throws -> (removed: [ObjectID], added: [ObjectID]) {
         var storedIndex: [ObjectID: Int] = [:]
         storedIndex.reserveCapacity(stored.count)
         for (index, member) in stored.enumerated() where storedIndex[member.id] == nil { storedIndex[member.id] = index }

@@ -79,8 +79,8 @@ extension LMDBStore {
 
     /// ``row(_:in:)`` read through `cursors` (one per row database): of many rows read in key
     /// order, most are on the page of the one before, which a cursor searches first (see
-    /// ``WriteCursors``; `mdb_get` searches from the root every time).
-    func row(_ id: ObjectID, through cursors: inout WriteCursors) throws -> RowSnapshot? {
+    /// ``CursorSet``; `mdb_get` searches from the root every time).
+    func row(_ id: ObjectID, through cursors: inout CursorSet) throws -> RowSnapshot? {
         guard let pk = id.primaryKey, let location = rowLocations[id.namespace],
               let bytes = try cursors.cursor(location.rows).position(MDB_SET_KEY, primaryKey: pk)?.value else { return nil }
         return try row(bytes, pk: pk, at: location)
@@ -173,7 +173,7 @@ extension LMDBStore {
         try read { txn in
             var result: [RowSnapshot] = []
             result.reserveCapacity(ids.count)
-            try txn.withWriteCursors { cursors in
+            try txn.withCursorSet { cursors in
                 for id in ids { if let row = try row(id, through: &cursors) { result.append(row) } }
             }
             return result
@@ -218,8 +218,6 @@ extension LMDBStore {
     /// The member count of the row with key `pk`, inside `txn`.
     func memberCount(of relationship: RelationshipDescription, key pk: Int64, in txn: LMDBTransaction) throws -> Int {
         guard let dbi = handles.members(of: relationship) else { return 0 }
-        return try txn.withCursor(dbi) { cursor in
-            try cursor.position(MDB_SET_KEY, primaryKey: pk) == nil ? 0 : try cursor.duplicateCount()
-        }
+        return try txn.duplicateCount(dbi, primaryKey: pk)
     }
 }

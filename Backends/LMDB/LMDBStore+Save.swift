@@ -7,7 +7,7 @@ extension LMDBStore {
     /// Checks versions and applies the change set in one write transaction.
     public func save(_ changes: StoreChangeSet) throws {
         try checkOpen()
-        try environment.write { txn in try txn.withWriteCursors { try apply(changes, txn, &$0) } }
+        try environment.write { txn in try txn.withCursorSet { try apply(changes, txn, &$0) } }
     }
 
     /// The check reads the write transaction itself: no other writer, in this process or
@@ -17,7 +17,7 @@ extension LMDBStore {
         try checkOpen()
         try environment.write { txn in
             try check { try fetch($0, in: txn) }
-            try txn.withWriteCursors { try apply(changes, txn, &$0) }
+            try txn.withCursorSet { try apply(changes, txn, &$0) }
         }
     }
 
@@ -39,7 +39,7 @@ extension LMDBStore {
         StoreError(.missingRow, "\(id) is not a permanent ID of an entity of the LMDB store \(identifier)")
     }
 
-    private func apply(_ changes: StoreChangeSet, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
+    private func apply(_ changes: StoreChangeSet, _ txn: LMDBTransaction, _ cursors: inout CursorSet) throws {
         try checkVersions(changes, &cursors)
         // Every row is encoded into this one buffer, in turn.
         var encoded = RowBuffer(capacity: 256)
@@ -142,7 +142,7 @@ extension LMDBStore {
         }
     }
 
-    private func checkVersions(_ changes: StoreChangeSet, _ cursors: inout WriteCursors) throws {
+    private func checkVersions(_ changes: StoreChangeSet, _ cursors: inout CursorSet) throws {
         var conflicts: [StoreError.Conflict] = []
         func stored(_ id: ObjectID) throws -> (version: Int64, bytes: UnsafeRawBufferPointer, pk: Int64)? {
             let (pk, location) = try location(id)
@@ -204,7 +204,7 @@ extension LMDBStore {
 
     /// `following`: `change` comes from ``ForeignKeyFollowers`` (its order only orders the
     /// members the to-ones give; see ``ForeignKeyFollowers/members(_:after:)``).
-    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: InsertedKeys, following: Bool = false, _ txn: LMDBTransaction, _ cursors: inout WriteCursors) throws {
+    private func applyMembership(_ change: ToManyChange, sourceKey: Int64, insertedHere: InsertedKeys, following: Bool = false, _ txn: LMDBTransaction, _ cursors: inout CursorSet) throws {
         let relationship = change.relationship
         guard let dbi = handles.members(of: relationship) else { return }
         let owners = handles.owners(of: relationship)
@@ -255,7 +255,7 @@ extension LMDBStore {
     /// Deletes a row with its index entries, its own memberships, and every membership that
     /// points at it (found through its to-one foreign key, its many-to-many inverse, or the
     /// owners database of a relationship without an inverse), so nothing dangles.
-    private func delete(_ id: ObjectID, alsoDeleted: Set<ObjectID>, cursors: inout WriteCursors, _ txn: LMDBTransaction) throws {
+    private func delete(_ id: ObjectID, alsoDeleted: Set<ObjectID>, cursors: inout CursorSet, _ txn: LMDBTransaction) throws {
         let (pk, route) = try route(id)
         // Found and deleted through the save's cursor on the rows: one B-tree search (often
         // within the page the previous deletion left it on) instead of a lookup and a delete

@@ -102,11 +102,19 @@ struct LMDBTransaction {
     }
 
     /// `body` with a set of cursors, one per database it asks for, opened on first use and
-    /// closed when it returns; see ``WriteCursors``.
-    func withWriteCursors<T>(_ body: (inout WriteCursors) throws -> T) rethrows -> T {
-        var cursors = WriteCursors(transaction: self)
+    /// closed when it returns; see ``CursorSet``.
+    func withCursorSet<T>(_ body: (inout CursorSet) throws -> T) rethrows -> T {
+        var cursors = CursorSet(transaction: self)
         defer { cursors.closeAll() }
         return try body(&cursors)
+    }
+
+    /// How many duplicates the row key of `pk` has in the duplicate-sorted database `dbi`
+    /// (`mdb_cursor_count`, reading none of them); 0 without the key.
+    func duplicateCount(_ dbi: MDB_dbi, primaryKey pk: Int64) throws -> Int {
+        try withCursor(dbi) { cursor in
+            try cursor.position(MDB_SET_KEY, primaryKey: pk) == nil ? 0 : try cursor.duplicateCount()
+        }
     }
 
     /// Every value stored under `key` in a duplicate-sorted database, in order.
@@ -219,7 +227,7 @@ struct LMDBCursor {
 /// from the root: a save's rows come in key order (new keys ascending at the end of the tree,
 /// a cascade's messages next to each other), as do a relationship's members, so most reads and
 /// writes stay on the page of the one before.
-struct WriteCursors {
+struct CursorSet {
     let transaction: LMDBTransaction
     private var open: [(dbi: MDB_dbi, cursor: OpaquePointer)] = []
 

@@ -118,9 +118,7 @@ struct RelationshipPlan {
         guard isWholePredicate else { return nil }
         var count = 0
         if candidateCodes.isSubset(of: codes) {
-            count = try txn.withCursor(members) { cursor in
-                try cursor.position(MDB_SET_KEY, primaryKey: ownerKey) == nil ? 0 : try cursor.duplicateCount()
-            }
+            count = try txn.duplicateCount(members, primaryKey: ownerKey)
         } else {
             try forEachEntry(store: store, in: txn) { _, code in if codes.contains(code) { count += 1 } }
         }

@@ -20,6 +20,16 @@ enum SQLiteAggregates {
         case integer = 0
         case double = 1
         case date = 2
+
+        /// How a column of `type` reads; `nil` for a type these functions do not take.
+        init?(_ type: AttributeType) {
+            switch type {
+            case .integer16, .integer32, .integer64: self = .integer
+            case .double, .float: self = .double
+            case .date: self = .date
+            default: return nil
+            }
+        }
     }
 
     /// The values collected for one group, kept in SQLite's aggregate context between steps.

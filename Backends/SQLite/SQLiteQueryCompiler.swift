@@ -204,37 +204,33 @@ struct SQLiteQueryCompiler {
             let alias = "m\(aliasCount)"
             let members = try memberSource(relationship, owner: owner, alias: alias)
             let column = "\(alias).\(SQLiteSchema.attributeColumn(attribute))"
+            let kind = SQLiteAggregates.Kind(attribute.type)
             let value: String
+            let type: AttributeType
             switch function {
             case .minimum, .maximum:
                 // Order-independent, and SQL's order is the shared sort's: numbers (a stored NaN
                 // is a blob, after every number, where the shared sort puts NaN), dates as
                 // numbers, strings through the same collation as comparisons. NULLs are skipped
                 // and no members give NULL, as `AggregateFunction.apply` does.
-                guard [.integer16, .integer32, .integer64, .boolean, .date, .double, .float, .string].contains(attribute.type) else { throw Unsupported() }
+                guard kind != nil || attribute.type == .boolean || attribute.type == .string else { throw Unsupported() }
                 let collate = attribute.type == .string ? " COLLATE OG_NATURAL" : ""
                 value = "(SELECT \(function == .minimum ? "MIN" : "MAX")(\(column)\(collate)) \(members.from) WHERE \(members.condition))"
-            case .sum where [.integer16, .integer32, .integer64].contains(attribute.type):
+                type = attribute.type
+            case .sum where kind == .integer:
                 // Integers: their sum is exact in any order, and SQL's own SUM is quickest. An
                 // overflow makes it fail the statement, where the shared layer sums in floating
                 // point; the store then answers the fetch without this predicate (see
                 // `mayOverflow`).
                 mayOverflow = true
                 value = "(SELECT COALESCE(SUM(\(column)), 0) \(members.from) WHERE \(members.condition))"
+                type = .integer64
             case .sum, .average:
                 // Floating-point sums and every mean, through the shared layer's own function
                 // (see ``SQLiteAggregates``): SQL's would not give its last bit.
-                let kinds: [AttributeType: SQLiteAggregates.Kind] = [
-                    .integer16: .integer, .integer32: .integer, .integer64: .integer, .double: .double, .float: .double, .date: .date,
-                ]
-                guard let kind = kinds[attribute.type] else { throw Unsupported() }
+                guard let kind else { throw Unsupported() }
                 value = "(SELECT og_\(function == .sum ? "sum" : "avg")(\(kind.rawValue), \(column)) \(members.from) WHERE \(members.condition))"
-            }
-            let type: AttributeType
-            switch function {
-            case .minimum, .maximum: type = attribute.type
-            case .sum where [.integer16, .integer32, .integer64].contains(attribute.type): type = .integer64
-            case .sum, .average: type = .double
+                type = .double
             }
             return try compare(whenPresent(owner, value), type, c, rightLeaf: rightLeaf)
         }

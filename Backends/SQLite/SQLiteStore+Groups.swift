@@ -83,8 +83,8 @@ extension SQLiteStore {
                 case .function(let function, let keyPath):
                     let path = try ResolvedKeyPath.resolve(keyPath, from: request.entity, in: model)
                     let (column, type) = try compiler.column(path)
-                    let integer = [.integer16, .integer32, .integer64].contains(type)
-                    let floating: SQLiteAggregates.Kind? = integer ? .integer : [.double, .float].contains(type) ? .double : type == .date ? .date : nil
+                    let kind = SQLiteAggregates.Kind(type)
+                    let integer = kind == .integer
                     switch function {
                     case .sum where integer: selected.append(("SUM(\(column))", type))
                     case .minimum where integer || type == .date: selected.append(("MIN(\(column))", type))
@@ -93,11 +93,12 @@ extension SQLiteStore {
                     // value gives NULL, which the context fills with the function's answer for
                     // none, as for SQL's own aggregates. Groups SQL splits and the shared layer
                     // merges (canonically equivalent string keys) decline: see `combine`.
-                    case .sum where floating != nil:
-                        let kind = floating?.rawValue ?? 0
-                        selected.append(("CASE WHEN COUNT(\(column)) > 0 THEN og_sum(\(kind), \(column)) END", .double))
-                    case .average where floating != nil:
-                        selected.append(("og_avg(\(floating?.rawValue ?? 0), \(column))", .double))
+                    case .sum:
+                        guard let kind else { return declined }
+                        selected.append(("CASE WHEN COUNT(\(column)) > 0 THEN og_sum(\(kind.rawValue), \(column)) END", .double))
+                    case .average:
+                        guard let kind else { return declined }
+                        selected.append(("og_avg(\(kind.rawValue), \(column))", .double))
                     default: return declined
                     }
                     if path.steps.isEmpty { detached?.append(selected[selected.count - 1].expression) } else { detached = nil }
