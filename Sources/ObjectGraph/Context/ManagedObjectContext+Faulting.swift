@@ -100,12 +100,24 @@ extension ManagedObjectContext {
 
     /// Loads one to-many relationship for many objects in one round trip.
     func loadToMany(_ relationship: RelationshipDescription, for objects: [ManagedObject]) throws {
-        let pending = objects.filter { $0.toManyStates[relationship.slot].isFault && !$0.objectID.isTemporary }
-        guard !pending.isEmpty else { return }
+        // Positions and IDs, the objects read in place: gathering them into a filtered array
+        // and zipping it with the answer retained and released every object three times
+        // (atomic updates, a tenth of prefetching 10,000 students' subjects).
+        var positions: [Int] = []
+        var ids: [ObjectID] = []
+        objects.withUnsafeBufferPointer { objects in
+            for position in objects.indices where objects[position].withToManyState(relationship.slot, { $0.pointee.isFault }) && !objects[position].objectID.isTemporary {
+                positions.append(position)
+                ids.append(objects[position].objectID)
+            }
+        }
+        guard !ids.isEmpty else { return }
         statisticsStorage.storeRoundTrips += 1
-        statisticsStorage.relationshipFaultsFired += pending.count
-        let related = try coordinator.relatedIDs(for: relationship, of: pending.map(\.objectID))
-        for (object, members) in zip(pending, related) { object.toManyStates[relationship.slot].load(stored: members) }
+        statisticsStorage.relationshipFaultsFired += ids.count
+        let related = try coordinator.relatedIDs(for: relationship, of: ids)
+        objects.withUnsafeBufferPointer { objects in
+            for (position, members) in zip(positions, related) { objects[position].toManyStates[relationship.slot].load(stored: members) }
+        }
     }
 }
 

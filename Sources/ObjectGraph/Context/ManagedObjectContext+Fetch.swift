@@ -405,7 +405,7 @@ extension ManagedObjectContext {
             if relationship.isToMany {
                 try loadToMany(relationship, for: current)
                 for object in current {
-                    for id in object.toManyStates[relationship.slot].members ?? [] where isNew(id) {
+                    for id in object.loadedMembers(relationship.slot) ?? [] where isNew(id) {
                         nextObjects.append(reachedObject(id))
                     }
                 }

@@ -85,6 +85,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) private var attributeStorage = AttributeValues()
     @exclusivity(unchecked) private var toOneStorage = ToOneValues()
     @exclusivity(unchecked) var toManyStates: [ToManyState]
+    /// `body` with the state of the to-many relationship in `slot`, read in place: reading a
+    /// property of `toManyStates[slot]` copied the whole state first (its sets and arrays
+    /// retained and released), for the paths that walk many objects' relationships.
+    @inline(__always)
+    final func withToManyState<R>(_ slot: Int, _ body: (UnsafePointer<ToManyState>) -> R) -> R {
+        toManyStates.withUnsafeBufferPointer { states in
+            // A slot always indexes the entity's to-many relationships, so the array is not empty.
+            body(states.baseAddress.unsafelyUnwrapped + slot)
+        }
+    }
+    /// The members of the to-many relationship in `slot`; `nil` while it is a fault.
+    final func loadedMembers(_ slot: Int) -> OrderedSet<ObjectID>? {
+        withToManyState(slot) { ToManyState.members(at: $0) }
+    }
     /// The committed row, when it is not the current values (see ``committedSnapshot``);
     /// boxed, so an object that never changes carries one word for it, not a whole row.
     @exclusivity(unchecked) private var committedBox: CommittedRow?

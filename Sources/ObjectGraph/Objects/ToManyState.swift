@@ -78,6 +78,12 @@ struct ToManyState {
         addedMirrorsMembers ? (storedMembers?.isEmpty ?? true) && pending.isEmpty : recordedAdded.isEmpty
     }
 
+    /// ``members`` of the state `state` points to, read in place (see
+    /// ``ManagedObject/withToManyState(_:_:)``).
+    static func members(at state: UnsafePointer<ToManyState>) -> OrderedSet<ObjectID>? {
+        state.pointee.pending.isEmpty ? state.pointee.storedMembers : joined(state.pointee.storedMembers, state.pointee.pending)
+    }
+
     /// `members` followed by `more`, each once (checked: see ``pending``).
     private static func joined(_ members: OrderedSet<ObjectID>?, _ more: [ObjectID]) -> OrderedSet<ObjectID>? {
         guard var members else { return nil }
@@ -117,6 +123,12 @@ struct ToManyState {
         // other list (an ordered relationship's, or a damaged store's) is checked as it is
         // built, so a duplicate can never corrupt the set.
         var result = Self.strictlyIncreasing(stored) ? OrderedSet(uncheckedUniqueElements: stored) : OrderedSet(stored)
+        if removed.isEmpty && addedIsEmpty && !orderYieldsToStore && localOrder == nil {
+            // Nothing recorded to replay (the members of every object a fetch loads): the
+            // walks below copied the empty sets, reference-count updates for nothing.
+            members = result
+            return
+        }
         for id in removed { result.remove(id) }
         for id in added { result.append(id) }
         let yields = orderYieldsToStore
