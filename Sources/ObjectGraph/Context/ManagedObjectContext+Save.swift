@@ -164,15 +164,16 @@ extension ManagedObjectContext {
     /// one's references are then remapped in the pass that gives it its ID, instead of in
     /// another pass over all of them.
     func obtainPermanentIDs(for objects: [ManagedObject], areAllInserted: Bool) throws {
-        var temporary: [ManagedObject] = []
+        // The objects are lent, and a save's list is used as it is (all of its objects have
+        // temporary IDs): copying it retained and released every object (atomic updates).
         var oldIDs: [ObjectID] = []
-        temporary.reserveCapacity(objects.count)
         oldIDs.reserveCapacity(objects.count)
-        for object in objects where object.objectID.isTemporary && object.belongs(to: self) {
-            temporary.append(object)
-            oldIDs.append(object.objectID)
+        var allTemporary = true
+        objects.forEachUnretained { object in
+            if object.objectID.isTemporary && object.belongs(to: self) { oldIDs.append(object.objectID) } else { allTemporary = false }
         }
-        guard !temporary.isEmpty else { return }
+        guard !oldIDs.isEmpty else { return }
+        let temporary = allTemporary ? objects : objects.filter { $0.objectID.isTemporary && $0.belongs(to: self) }
         statisticsStorage.storeRoundTrips += 1
         let assigned = try coordinator.permanentIDs(for: oldIDs)
         // Inserted objects that already had permanent IDs are not among `temporary`.
@@ -195,7 +196,12 @@ extension ManagedObjectContext {
                 object.toManyStates[slot].remap(map)
             }
         }
-        for (object, new) in zip(objects, ids) {
+        var next = 0
+        objects.forEachUnretained { object in
+            // (Aligned as `zip` would align them: objects past the last ID keep theirs.)
+            guard next < ids.count else { return }
+            let new = ids[next]
+            next += 1
             if !retained.isEmpty, retained.removeValue(forKey: object.objectID) != nil { retained[new] = object }
             object.objectID = new
             if coversInserted { remapReferences(object) }
@@ -313,16 +319,19 @@ extension ManagedObjectContext {
                 }
             }
         }
-        for (position, object) in inserted.enumerated() {
+        // (The objects lent: the save's lists hold them.)
+        var position = 0
+        inserted.forEachUnretained { object in
             if position < changes.inserted.count && changes.inserted[position].objectID == object.objectID {
                 object.adoptCommitted(Self.take(&changes.inserted[position]))
             } else {
                 unpaired.append(object)
             }
+            position += 1
             insertedIDs.append(object.objectID)
             commit(object)
         }
-        for object in updated {
+        updated.forEachUnretained { object in
             if nextUpdate < changes.updated.count && changes.updated[nextUpdate].values.objectID == object.objectID {
                 object.adoptCommitted(Self.take(&changes.updated[nextUpdate].values))
                 nextUpdate += 1

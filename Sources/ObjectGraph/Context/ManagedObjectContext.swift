@@ -506,7 +506,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         ordered.reserveCapacity(insertedStorage.count)
         var previous = Int64.min
         var ascending = true
-        for object in insertedStorage {
+        // (Lent: the list holds each object, and the append takes the one reference kept.)
+        insertedStorage.forEachUnretained { object in
             let id = object.objectID
             if !id.isTemporary || id.value <= previous { ascending = false }
             previous = id.value
