@@ -16,12 +16,18 @@ public protocol RelationshipValue {
     static func make(count: Int, _ objects: ((consuming ManagedObject) -> Bool) -> Void) -> Self?
     /// The objects the value holds, in order.
     var relationshipObjects: [ManagedObject] { get }
+    /// A to-one value's destination (`nil` for none) without an array.
+    var singleRelationshipObject: ManagedObject? { get }
 }
 
 extension RelationshipValue {
     /// Through ``make(from:)``; to-one types answer directly.
     @inlinable
     public static func make(single object: ManagedObject?) -> Self? { make(from: object.map { [$0] } ?? []) }
+
+    /// The first of ``relationshipObjects``; to-one types answer directly.
+    @inlinable
+    public var singleRelationshipObject: ManagedObject? { relationshipObjects.first }
 
     /// Through ``make(from:)``, the objects gathered first; the collections answer directly.
     @inlinable
@@ -52,6 +58,9 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
     /// Zero or one object.
     @inlinable
     public var relationshipObjects: [ManagedObject] { self.map { [$0] } ?? [] }
+    /// The object.
+    @inlinable
+    public var singleRelationshipObject: ManagedObject? { self }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
@@ -177,7 +186,14 @@ public struct Relationship<Value: RelationshipValue>: ManagedPropertyWrapper {
         }
         @inline(__always) set {
             let token = object[keyPath: storageKeyPath].token
-            object.writeWrappedRelationship(Object.self, token, declared: Value.self, newValue.relationshipObjects)
+            // A to-one is set without an array of its one destination: making and freeing
+            // it, and retaining the destination into it, were a sixth of setting
+            // `message.chat` (atomic updates included).
+            if Value.isToMany {
+                object.writeWrappedRelationship(Object.self, token, declared: Value.self, newValue.relationshipObjects)
+            } else {
+                object.writeWrappedToOne(Object.self, token, declared: Value.self, newValue.singleRelationshipObject)
+            }
         }
     }
 
@@ -325,6 +341,21 @@ extension ManagedObject {
         Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
             cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }) {
                 writeRelationship($0, objects)
+            }
+        }
+    }
+
+    /// Sets the destination of the to-one relationship behind a wrapper.
+    @usableFromInline
+    final func writeWrappedToOne(_ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type, _ destination: ManagedObject?) {
+        let key = WrapperResolutionCache<RelationshipDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
+        // Lent, as ``withWrappedAttribute(_:_:_:)`` lends an attribute.
+        Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
+            cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }) { relationship in
+                let inContext: Void? = withContext("setting", relationship.name) { try $0.setToOne(self, relationship, destination) }
+                if inContext == nil {
+                    ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
+                }
             }
         }
     }
