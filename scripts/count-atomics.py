@@ -3,10 +3,10 @@
 
 Callgrind counts a retain or a release as the dozen instructions of `swift_retain` or
 `swift_release`, but when the object is not immortal one of them is a `lock cmpxchg`, which
-on the benchmark machine costs about as much as ten ordinary instructions (a loop adding one
-retain and release per iteration took 12-20 ns more an iteration). So a change can lower the
-instruction count and still leave the time where it was, or the other way round; this makes
-the atomics visible. It sums, per function (per calling context with `--separate-callers`),
+on the benchmark machine takes a few nanoseconds, the time of dozens of ordinary instructions
+(a loop adding one retain and release per iteration took 12-20 ns more an iteration). So a
+change can lower the instruction count and still leave the time where it was, or the other
+way round; this makes the atomics visible. It sums, per function (per calling context with `--separate-callers`),
 how often each atomic instruction of libswiftCore (lock-prefixed, or an exchange with
 memory) ran.
 
