@@ -289,8 +289,20 @@ extension ManagedObject {
     /// declared type `declared` (checked when it is first resolved).
     @usableFromInline
     final func wrappedRelationship(_ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type) -> RelationshipDescription {
+        withWrappedRelationship(declaringClass, token, declared: declared) { $0 }
+    }
+
+    /// `body` with the relationship behind the wrapper `declaringClass` declares with `token`,
+    /// lent as ``withWrappedAttribute(_:_:_:)`` lends an attribute (returned, it was retained
+    /// and released around every typed access).
+    @inline(__always)
+    final func withWrappedRelationship<R>(
+        _ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type, _ body: (RelationshipDescription) -> R
+    ) -> R {
         let key = WrapperResolutionCache<RelationshipDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
-        return entity.relationshipWrappers.property(for: key) { resolveWrappedRelationship(declaringClass, token, declared: declared) }
+        return Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
+            cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }, body)
+        }
     }
 
     /// The relationship behind a wrapper and its destinations, for ``Relationship``'s inlined
@@ -310,24 +322,21 @@ extension ManagedObject {
     /// builds its collection from them directly, where gathering them into an array first was
     /// a third of reading a student's ten subjects. Does nothing outside a context.
     ///
-    /// The relationship is lent to `body` as ``withWrappedAttribute(_:_:_:)`` lends an
-    /// attribute, and the members are read without copying the relationship's whole state:
-    /// between them, five atomic reference-count updates per read of `student.subjects`
-    /// (perf: each takes a few nanoseconds here, the time of dozens of instructions).
+    /// The relationship is lent, and the members are read without copying the relationship's
+    /// whole state: between them, five atomic reference-count updates per read of
+    /// `student.subjects` (perf: each takes a few nanoseconds here, the time of dozens of
+    /// instructions).
     @usableFromInline
     final func withWrappedMembers(
         _ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type,
         _ body: (RelationshipDescription, Int, ((consuming ManagedObject) -> Bool) -> Void) -> Void
     ) {
-        let key = WrapperResolutionCache<RelationshipDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
-        Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
-            cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }) { relationship in
-                _ = withContext("reading", relationship.name) { context in
-                    try context.loadToManyIfNeeded(self, relationship)
-                    let members = loadedMembers(relationship.slot) ?? []
-                    body(relationship, members.count) { add in
-                        for id in members where !add(context.reachedObject(id)) { return }
-                    }
+        withWrappedRelationship(declaringClass, token, declared: declared) { relationship in
+            _ = withContext("reading", relationship.name) { context in
+                try context.loadToManyIfNeeded(self, relationship)
+                let members = loadedMembers(relationship.slot) ?? []
+                body(relationship, members.count) { add in
+                    for id in members where !add(context.reachedObject(id)) { return }
                 }
             }
         }
@@ -336,28 +345,13 @@ extension ManagedObject {
     /// Replaces the destinations of the relationship behind a wrapper.
     @usableFromInline
     final func writeWrappedRelationship(_ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type, _ objects: [ManagedObject]) {
-        let key = WrapperResolutionCache<RelationshipDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
-        // Lent, as ``withWrappedAttribute(_:_:_:)`` lends an attribute.
-        Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
-            cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }) {
-                writeRelationship($0, objects)
-            }
-        }
+        withWrappedRelationship(declaringClass, token, declared: declared) { writeRelationship($0, objects) }
     }
 
     /// Sets the destination of the to-one relationship behind a wrapper.
     @usableFromInline
     final func writeWrappedToOne(_ declaringClass: ManagedObject.Type, _ token: UInt32, declared: any RelationshipValue.Type, _ destination: ManagedObject?) {
-        let key = WrapperResolutionCache<RelationshipDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
-        // Lent, as ``withWrappedAttribute(_:_:_:)`` lends an attribute.
-        Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
-            cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }) { relationship in
-                let inContext: Void? = withContext("setting", relationship.name) { try $0.setToOne(self, relationship, destination) }
-                if inContext == nil {
-                    ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
-                }
-            }
-        }
+        withWrappedRelationship(declaringClass, token, declared: declared) { writeToOne($0, destination) }
     }
 
     /// Finds the relationship behind a wrapper: once per entity and declaration, on a miss of
@@ -405,15 +399,18 @@ extension ManagedObject {
 
     /// Replaces a relationship's destinations for typed accessors.
     func writeRelationship(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
-        let inContext: Void? = withContext("setting", relationship.name) { context in
-            if relationship.isToMany {
-                try context.replaceToMany(self, relationship, with: objects)
-            } else {
-                try context.setToOne(self, relationship, objects.first)
-            }
-        }
-        if inContext == nil {
-            ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
-        }
+        guard relationship.isToMany else { return writeToOne(relationship, objects.first) }
+        let inContext: Void? = withContext("setting", relationship.name) { try $0.replaceToMany(self, relationship, with: objects) }
+        if inContext == nil { outsideContext(setting: relationship) }
+    }
+
+    /// Sets a to-one relationship for typed accessors.
+    func writeToOne(_ relationship: RelationshipDescription, _ destination: ManagedObject?) {
+        let inContext: Void? = withContext("setting", relationship.name) { try $0.setToOne(self, relationship, destination) }
+        if inContext == nil { outsideContext(setting: relationship) }
+    }
+
+    private func outsideContext(setting relationship: RelationshipDescription) -> Never {
+        ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
     }
 }
