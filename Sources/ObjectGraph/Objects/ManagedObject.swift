@@ -91,8 +91,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @inline(__always)
     final func withToManyState<R>(_ slot: Int, _ body: (UnsafePointer<ToManyState>) -> R) -> R {
         toManyStates.withUnsafeBufferPointer { states in
-            // A slot always indexes the entity's to-many relationships, so the array is not empty.
-            body(states.baseAddress.unsafelyUnwrapped + slot)
+            // (Checked as the array's subscript checks: a slot indexes the entity's to-manys.)
+            precondition(slot >= 0 && slot < states.count, "to-many slot \(slot) out of range for \(entity.name)")
+            return body(states.baseAddress.unsafelyUnwrapped + slot)
         }
     }
     /// The members of the to-many relationship in `slot`; `nil` while it is a fault.
