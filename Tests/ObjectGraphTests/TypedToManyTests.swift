@@ -118,6 +118,40 @@ struct TypedToManyTests {
     }
 }
 
+/// Two declarations naming one relationship, of different arity: the second is a programming
+/// error that stops with a message at its first use (they share one resolved entry).
+final class Lookout: ManagedObject {
+    @Relationship("watch") var watchList: OrderedSet<Crew>
+    @Relationship("watch") var lookout: Crew?
+}
+
+extension TypedToManyTests {
+    @Test func aToOneDeclarationOfAToManyNamedTwiceStopsWithAMessage() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let (_, context) = try makeContext { m in
+                m.entity("Crew", as: Crew.self) { e in
+                    e.attribute("name", .string)
+                    e.toMany("watches", "Ship", inverse: "watch")
+                }
+                m.entity("Ship", as: Lookout.self) { e in
+                    e.toMany("watch", "Crew", inverse: "watches", ordered: true)
+                }
+            }
+            context.performAndWait {
+                let ship = Lookout(context: context)
+                let crew = Crew(context: context)
+                crew.name = "Ahab"
+                ship.$watchList.add(crew)
+                _ = ship.watchList
+                ship.lookout = crew
+            }
+        }
+        let text = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(text.contains("Lookout.watch is declared as Optional<Crew>, but"), "\(text)")
+        #expect(text.contains("is to-many"), "\(text)")
+    }
+}
+
 extension Crew {
     /// The ships this crew member keeps watch on, through key-value access.
     var watches: [ManagedObject] { (try? value(forKey: "watches") as? Set<ManagedObject>).map { Array($0) } ?? [] }

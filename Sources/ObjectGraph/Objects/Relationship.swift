@@ -301,7 +301,14 @@ extension ManagedObject {
     ) -> R {
         let key = WrapperResolutionCache<RelationshipDescription>.Key(declaringClass: ObjectIdentifier(declaringClass), token: token)
         return Unmanaged.passUnretained(entity.relationshipWrappers)._withUnsafeGuaranteedRef { cache in
-            cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }, body)
+            cache.withProperty(for: key, resolve: { resolveWrappedRelationship(declaringClass, token, declared: declared) }) { relationship in
+                // Checked at every access, not only when resolved: two declarations of one
+                // class naming the same relationship share a cache entry, and a to-one setter
+                // of a to-many (the typed accessors choose their path by the declared type)
+                // wrote to an unrelated to-one slot.
+                if relationship.isToMany != declared.isToMany { declaredArityMismatch(declaringClass, token, declared, relationship) }
+                return body(relationship)
+            }
         }
     }
 
@@ -361,10 +368,13 @@ extension ManagedObject {
         guard let relationship = entity.relationship(named: name) else {
             ManagedObject.trap("\(declaringClass) declares @Relationship var \(name), but entity \(entity.name) has no relationship '\(name)'")
         }
-        guard relationship.isToMany == declared.isToMany else {
-            ManagedObject.trap("\(declaringClass).\(name) is declared as \(declared), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
-        }
+        guard relationship.isToMany == declared.isToMany else { declaredArityMismatch(declaringClass, token, declared, relationship) }
         return relationship
+    }
+
+    private func declaredArityMismatch(_ declaringClass: ManagedObject.Type, _ token: UInt32, _ declared: any RelationshipValue.Type, _ relationship: RelationshipDescription) -> Never {
+        let name = PropertyWrapperNames.name(of: token, declaredIn: declaringClass, in: self)
+        ManagedObject.trap("\(declaringClass).\(name) is declared as \(declared), but \(relationship) is \(relationship.isToMany ? "to-many" : "to-one")")
     }
 
     /// The destination of a to-one relationship for typed accessors.
