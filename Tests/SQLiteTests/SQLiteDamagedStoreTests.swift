@@ -208,10 +208,7 @@ struct SQLiteDamagedStoreTests {
 
     @Test("a grouping key whose text is not UTF-8 is not handed up repaired by the grouping in SQL: the fetch is a typed corrupt error, as reading the row is")
     func groupedKeyNotUTF8() throws {
-        let url = try SQLiteStoreTests.temporaryFile()
-        try SQLiteFloatingAggregateTests.container(.sqlite(at: url)).close()
-        try Self.execute(url, "UPDATE \"Account\" SET \"a:Account.name\" = CAST(X'41FF42' AS TEXT) WHERE \"a:Account.name\" = 'plain'")
-        let container = try PersistentContainer(model: try SQLiteFloatingAggregateTests.model(), stores: [.sqlite(at: url)])
+        let (url, container) = try SQLiteFloatingAggregateTests.damagedStore("UPDATE \"Account\" SET \"a:Account.name\" = CAST(X'41FF42' AS TEXT) WHERE \"a:Account.name\" = 'plain'")
         defer { container.close() }
         let context = container.newBackgroundContext()
         var grouped = FetchRequest<ManagedObject>(entityName: "Account")

@@ -35,6 +35,15 @@ struct SQLiteFloatingAggregateTests {
 
     /// A container on `store` holding ``accounts``, each account's entries made and joined in
     /// order (so SQL steps through them in that order: keys ascend).
+    /// The accounts' store in a file, changed behind the store's back by `sql`, then opened
+    /// again: the file and its container.
+    static func damagedStore(_ sql: String) throws -> (url: URL, container: PersistentContainer) {
+        let url = try SQLiteStoreTests.temporaryFile()
+        try container(.sqlite(at: url)).close()
+        try SQLiteDamagedStoreTests.execute(url, sql)
+        return (url, try PersistentContainer(model: try model(), stores: [.sqlite(at: url)]))
+    }
+
     static func container(_ store: StoreDescription) throws -> PersistentContainer {
         let container = try PersistentContainer(model: try model(), stores: [store])
         let context = container.newBackgroundContext()
@@ -127,10 +136,7 @@ struct SQLiteFloatingAggregateTests {
 
     @Test("a member value the row reader reads (text '5' in a double column) is the same number to og_sum; one it reports as damage ('abc', a blob) fails the fetch as corrupt, naming the file", arguments: ["'5'", "'abc'", "X'0102'"])
     func damagedMemberValue(literal: String) throws {
-        let url = try SQLiteStoreTests.temporaryFile()
-        try Self.container(.sqlite(at: url)).close()
-        try SQLiteDamagedStoreTests.execute(url, "UPDATE \"Entry\" SET \"a:Entry.amount\" = \(literal) WHERE \"a:Entry.amount\" = 1.5")
-        let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
+        let (url, container) = try Self.damagedStore("UPDATE \"Entry\" SET \"a:Entry.amount\" = \(literal) WHERE \"a:Entry.amount\" = 1.5")
         defer { container.close() }
         let context = container.newBackgroundContext()
         let predicate = try FetchPredicate(format: "entries.@sum.amount == 7.5")
