@@ -176,8 +176,7 @@ extension ManagedObjectContext {
         // `toOne == object` with nothing else asked: the store's own count when it keeps the
         // relationship's members, before any store request is built.
         if request.predicateIsFinal && request.sortKeys.isEmpty && request.fetchOffset == 0 && request.fetchLimit == 0,
-           case .comparison(let comparison)? = request.predicate,
-           let form = StoreFetchRequest.ToOneComparison(comparison, on: entity), form.op == .equal,
+           let form = StoreFetchRequest.ToOneComparison(request.predicate, on: entity), form.op == .equal,
            let counted = try coordinator.countRows(
                of: entity, includesSubentities: request.includesSubentities, where: form.relationship, is: form.object) {
             statisticsStorage.storeRoundTrips += 1

