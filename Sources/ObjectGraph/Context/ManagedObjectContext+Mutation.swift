@@ -15,13 +15,7 @@ extension ManagedObjectContext {
     func setAttribute(_ object: ManagedObject, _ attribute: AttributeDescription, _ value: AttributeValue, lenient: Bool = false) throws {
         try prepareForMutation(object, attribute.name)
         try fulfillFaultIfNeeded(object)
-        let checked: AttributeValue
-        do {
-            checked = try attribute.check(value)
-        } catch let error as ObjectGraphError where lenient {
-            guard case .integer = value, attribute.type.integerRange != nil else { throw error }
-            checked = value
-        }
+        let checked = try attribute.check(value, lenient: lenient)
         // Identical, not equal: a canonically equivalent string or -0.0 for 0.0 is a change.
         guard !object.attributeValues[attribute.slot].isIdentical(to: checked) else { return }
         if awakingFromFetch > 0 {

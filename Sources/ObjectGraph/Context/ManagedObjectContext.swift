@@ -290,6 +290,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
             ManagedObject.trap("object ID \(id) names entity \(id.entityName), which the model does not have")
         }
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
+        // An initializer override that set values gave them to an object not inserted yet
+        // (see ManagedObject+Uninserted.swift); a fault's values are the store's.
+        if !object.isFaultStorage { object.turnIntoFault() }
         object.objectID = id
         object.contextStorage = self
         return object
@@ -389,7 +392,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Insert
 
-    /// Inserts `object` (created without a context) into this context. An object already in
+    /// Inserts `object` (created without a context) into this context, with the attribute
+    /// values it was given there, then calls its ``ManagedObject/awakeFromInsert()``. An object already in
     /// this context (inserted, fetched or saved) is left as it is; one deleted here, the
     /// deletion not saved yet, throws ``ObjectGraphError/Code/objectDeleted``; one saved and
     /// then let go by its context throws ``ObjectGraphError/Code/objectInaccessible``.
@@ -425,8 +429,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let entity = object.entity
         // (The undo record alone: a new object has no earlier state in this event to keep.)
         undoStackStorage?.willChange(object, in: self)
+        // Values set while it was in no context are kept, as Core Data keeps them (see
+        // ManagedObject+Uninserted.swift); one given none, or let go by a reset, starts from
+        // the defaults. Relationships start empty: none is kept outside a context.
+        let keepsValues = !object.isFaultStorage && object.isUninserted
         object.contextStorage = self
-        object.attributeValues = AttributeValues(entity.defaultValues)
+        if !keepsValues { object.attributeValues = AttributeValues(entity.defaultValues) }
         object.toOneValues = ToOneValues(repeating: nil, count: entity.toOneRelationships.count)
         // (Not `Array(repeating:count: 0)` for an entity without to-manys: that still copied
         // the `.inserted` state in and destroyed it, five reference counts each way per object.)

@@ -236,6 +236,18 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
         try Self.check(value, type: type, name: name, entity: entityName)
     }
 
+    /// ``check(_:)``, except that with `lenient` an integer outside the attribute's width is
+    /// kept as it is, for validation to report at save (a thrown error) where a typed setter,
+    /// which cannot throw, would otherwise stop the process.
+    func check(_ value: AttributeValue, lenient: Bool) throws -> AttributeValue {
+        do {
+            return try check(value)
+        } catch let error as ObjectGraphError where lenient {
+            guard case .integer = value, type.integerRange != nil else { throw error }
+            return value
+        }
+    }
+
     static func check(_ value: AttributeValue, type: AttributeType, name: String, entity: String) throws -> AttributeValue {
         let ok: Bool
         var result = value

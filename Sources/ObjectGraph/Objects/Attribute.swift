@@ -130,7 +130,9 @@ extension ManagedObject {
             // meets after a background delete: it reads empty, as a deleted object read in its
             // context does, instead of stopping the process.
             if leftItsContext { return .null }
-            ManagedObject.trap("reading \(objectID).\(attribute.name): the object is not in a context (deleted and saved, or its context was reset) and has no values")
+            // Not inserted yet: its own values (see ManagedObject+Uninserted.swift).
+            if isUninserted { return uninsertedAttribute(attribute) }
+            ManagedObject.trap("reading \(objectID).\(attribute.name): the object is not in a context (its context is gone) and has no values")
         }
         return attributeValues[attribute.slot]
     }
@@ -139,8 +141,12 @@ extension ManagedObject {
     /// and reported by validation at save (a thrown error), rather than stopping here.
     func writeAttribute(_ attribute: AttributeDescription, _ value: AttributeValue) {
         let inContext: Void? = withContext("setting", attribute.name) { try $0.setAttribute(self, attribute, value, lenient: true) }
-        if inContext == nil {
-            ManagedObject.trap("setting \(objectID).\(attribute.name): the object is not in a context")
+        guard inContext == nil else { return }
+        guard isUninserted else {
+            ManagedObject.trap("setting \(objectID).\(attribute.name): the object is not in a context (deleted and saved, reset, or its context gone)")
+        }
+        do { try setUninsertedAttribute(attribute, value, lenient: true) } catch {
+            ManagedObject.trap("setting \(objectID).\(attribute.name): \(error)")
         }
     }
 }

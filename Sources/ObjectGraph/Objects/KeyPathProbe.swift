@@ -60,6 +60,9 @@ final class KeyPathProbe: @unchecked Sendable {
     func prototype(of entity: EntityDescription) -> ManagedObject {
         if let existing = prototypes[entity.name] { return existing }
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
+        // A prototype must stay a fault for the accessors to ask the probe (an initializer
+        // override that set a value gave it values, see ManagedObject+Uninserted.swift).
+        if !object.isFaultStorage { object.turnIntoFault() }
         prototypes[entity.name] = object
         Self.registry.withLock { $0[ObjectIdentifier(object)] = self }
         return object

@@ -6,7 +6,10 @@ import OrderedCollections
 extension ManagedObject {
     func requireContext(_ key: String) throws -> ManagedObjectContext {
         guard let context = contextStorage else {
-            throw ObjectGraphError(.objectInaccessible, objectID: objectID, key: key, "\(objectID) is not in a context (deleted and saved, reset, or never inserted); cannot use '\(key)'")
+            if isUninserted {
+                throw ObjectGraphError(.objectInaccessible, objectID: objectID, key: key, "\(objectID) is not inserted in a context; insert(_:) it before using '\(key)'")
+            }
+            throw ObjectGraphError(.objectInaccessible, objectID: objectID, key: key, "\(objectID) is not in a context (deleted and saved, reset, or its context gone); cannot use '\(key)'")
         }
         try context.checkQueue("\(objectID).\(key)")
         return context
@@ -23,6 +26,7 @@ extension ManagedObject {
     /// decoded), a to-one's object, a to-many's `Set<ManagedObject>` or, for ordered ones,
     /// `OrderedSet<ManagedObject>`. Fires the fault if needed.
     public func value(forKey key: String) throws -> Any? {
+        if isUninserted { return try uninsertedValue(forKey: key) }
         let context = try requireContext(key)
         switch try property(key) {
         case .attribute(let attribute):
@@ -44,6 +48,7 @@ extension ManagedObject {
     /// equivalent string, is a change) records nothing and leaves the object unchanged, where
     /// Core Data marks it updated and saves it again.
     public func setValue(_ value: Any?, forKey key: String) throws {
+        if isUninserted { return try setUninsertedValue(value, forKey: key) }
         let context = try requireContext(key)
         switch try property(key) {
         case .attribute(let attribute):

@@ -150,6 +150,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// in no context by mistake (never inserted, or its context deallocated): typed reads of
     /// such an object answer empty values instead of stopping the process.
     final var leftItsContext: Bool { isInaccessibleStorage && contextStorage == nil }
+    /// Whether the object is in no context and never was saved, without having been let go:
+    /// created without a context (`init(entity:insertInto: nil)`) or an insert its context
+    /// rolled back. It holds attribute values of its own until ``ManagedObjectContext/insert(_:)``
+    /// adopts them (see `ManagedObject+Uninserted.swift`). An object whose context is gone
+    /// keeps its link, so it is not one.
+    final var isUninserted: Bool { contextLink == nil && !isInaccessibleStorage && objectID.isTemporary }
     /// ``deletedPosition`` of an object its context let go because another save deleted its
     /// row (a merged deletion, or one a save found): the field means nothing once the object
     /// is in no context, and a flag of its own would make every object larger.
@@ -210,8 +216,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // one elsewhere is the same misuse as reading a value: it stops, as typed accessors do. An
     // object in no context (never inserted, or its context gone) answers anywhere.
 
-    /// Whether the object's values have not been loaded yet.
-    public var isFault: Bool { requireConfined("isFault"); return isFaultStorage }
+    /// Whether the object's values have not been loaded yet; never for an object not inserted
+    /// yet, which has values of its own (its entity's defaults until set).
+    public var isFault: Bool { requireConfined("isFault"); return isFaultStorage && !isUninserted }
     /// Whether the object was inserted and not yet saved.
     public var isInserted: Bool { requireConfined("isInserted"); return isInsertedStorage }
     /// Whether the object has unsaved changes to stored properties.

@@ -278,9 +278,7 @@ public struct RelationshipHandle {
 
     private func edit(_ body: (ManagedObjectContext) throws -> Void) {
         let inContext: Void? = object.withContext("editing", relationship.name, body)
-        if inContext == nil {
-            ManagedObject.trap("editing \(object.objectID).\(relationship.name): the object is not in a context")
-        }
+        if inContext == nil { object.outsideContext(setting: relationship) }
     }
 }
 
@@ -389,7 +387,9 @@ extension ManagedObject {
         // left it reads no destination (as Core Data's deleted and saved objects do), where it
         // stopped the process though its attributes still read.
         if leftItsContext { return nil }
-        ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
+        // Not inserted yet: relationships are kept by a context, so it has none.
+        if isUninserted { return nil }
+        ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context (its context is gone)")
     }
 
     /// The destinations of a relationship for typed accessors.
@@ -403,8 +403,8 @@ extension ManagedObject {
         // A `#Predicate` key-path probe reads here.
         if let objects = KeyPathProbe.recordRelationship(relationship, of: self) { return objects }
         // An object that left its context reads no members (see readToOne).
-        if leftItsContext { return [] }
-        ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context")
+        if leftItsContext || isUninserted { return [] }
+        ManagedObject.trap("reading \(objectID).\(relationship.name): the object is not in a context (its context is gone)")
     }
 
     /// Replaces a relationship's destinations for typed accessors.
@@ -420,7 +420,10 @@ extension ManagedObject {
         if inContext == nil { outsideContext(setting: relationship) }
     }
 
-    private func outsideContext(setting relationship: RelationshipDescription) -> Never {
-        ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context")
+    /// Stops for a relationship set outside a context: a programming error behind a setter
+    /// that cannot throw (``setValue(_:forKey:)`` throws the same reason).
+    func outsideContext(setting relationship: RelationshipDescription) -> Never {
+        if isUninserted { ManagedObject.trap("\(uninsertedRelationshipError(relationship))") }
+        ManagedObject.trap("setting \(objectID).\(relationship.name): the object is not in a context (deleted and saved, reset, or its context gone)")
     }
 }
