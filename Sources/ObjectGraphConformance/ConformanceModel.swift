@@ -130,6 +130,16 @@ public enum ConformanceModel {
                 e.attribute("defaulted", .integer32, default: 42)
                 e.attribute("scratch", .string, optional: true, transient: true)
             }
+            // The same attributes, each indexed: a store that keeps indexes answers equality,
+            // ranges and sorts from them (see FetchScenarios+RandomPredicates.swift).
+            m.entity("IndexedTypes") { e in
+                let types: [(String, AttributeType)] = [
+                    ("int16", .integer16), ("int32", .integer32), ("int64", .integer64), ("double", .double), ("float", .float),
+                    ("decimal", .decimal), ("string", .string), ("bool", .boolean), ("date", .date), ("data", .binaryData),
+                    ("uuid", .uuid), ("uri", .uri),
+                ]
+                for (name, type) in types { e.attribute(name, type, optional: true, indexed: true) }
+            }
             // Attribute validation rules.
             m.entity("Account") { e in
                 e.attribute("username", .string, rules: [.minLength(3), .maxLength(12), .pattern("[a-z0-9_]+")])
