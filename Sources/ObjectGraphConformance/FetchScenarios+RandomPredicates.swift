@@ -19,6 +19,8 @@ extension FetchScenarios {
             var pending: [[ManagedObject]] = []
             var pendingKeys: [[String]] = []
             var pendingCounts: [Int] = []
+            var dictionaryRequests: [FetchRequest<ManagedObject>] = []
+            var pendingRows: [String] = []
             try context.performAndWait {
                 try insertAllTypes(context, &random)
                 try insertSchool(context, &random)
@@ -33,12 +35,17 @@ extension FetchScenarios {
                     if random.next(3) == 0 { request.sortKeys = [SortKey("name", ascending: random.next(2) == 0), SortKey("age")] }
                     requests.append((request, "Student"))
                 }
+                for index in 0..<200 {
+                    let entity = index % 2 == 0 ? "AllTypes" : "IndexedTypes"
+                    dictionaryRequests.append(generator.dictionaryRequest(entity, predicate: generator.allTypes(&random, depth: 1), &random))
+                }
                 for (request, _) in requests {
                     let objects = try context.fetch(request)
                     pending.append(objects)
                     pendingKeys.append(try objects.map { try sortValues($0, request.sortKeys) })
                     pendingCounts.append(try context.count(for: request))
                 }
+                pendingRows = try dictionaryRequests.map { "\(try context.fetchDictionaries($0))" }
                 try context.save()
             }
             // The objects the evaluator returned, by their permanent IDs (given by the save).
@@ -56,6 +63,10 @@ extension FetchScenarios {
                     let keys = try objects.map { try sortValues($0, request.sortKeys) }
                     try check(keys == pendingKeys[index], "\(what): the store's order \(keys) differs from the evaluator's \(pendingKeys[index])")
                     try checkEqual(try fresh.count(for: request), pendingCounts[index], "count(for:) of \(what)")
+                }
+                for (request, rows) in zip(dictionaryRequests, pendingRows) {
+                    let stored = "\(try fresh.fetchDictionaries(request))"
+                    try check(stored == rows, "\(request.entityName ?? "?") \(request.propertiesToFetch) grouped by \(request.propertiesToGroupBy) where \(request.predicate.map { "\($0)" } ?? "all"): the store's rows \(stored), the evaluator's \(rows)")
                 }
             }
         },

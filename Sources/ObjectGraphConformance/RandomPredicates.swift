@@ -88,6 +88,32 @@ struct RandomPredicates {
         }
     }
 
+    /// A dictionary fetch over `entity` (`AllTypes` or `IndexedTypes`) filtered by
+    /// `predicate`: grouped by an attribute with the count, extremes, sum and mean of others;
+    /// or two attributes' values, distinct or not; sorted by what it groups or fetches.
+    func dictionaryRequest(_ entity: String, predicate: FetchPredicate, _ random: inout SeededRandom) -> FetchRequest<ManagedObject> {
+        let groupable = ["int16", "int64", "double", "string", "bool", "date", "decimal"]
+        let ordered = ["int32", "int64", "double", "float", "decimal", "string", "date"]
+        let numeric = ["int16", "int32", "int64", "double", "float", "decimal"]
+        func pick(_ keys: [String]) -> String { keys[random.next(keys.count)] }
+        var request = FetchRequest<ManagedObject>(entityName: entity, predicate: predicate)
+        let first = pick(groupable)
+        if random.next(2) == 0 {
+            request.propertiesToFetch = [
+                .key(first), .count(as: "n"), .minimum(pick(ordered), as: "low"), .maximum(pick(ordered), as: "high"),
+                .sum(pick(numeric), as: "total"), .average(pick(numeric), as: "mean"),
+            ]
+            request.propertiesToGroupBy = [first]
+            request.sortKeys = [SortKey(first, ascending: random.next(2) == 0)]
+        } else {
+            let second = pick(groupable.filter { $0 != first })
+            request.propertiesToFetch = [.key(first), .key(second)]
+            request.returnsDistinctResults = random.next(2) == 0
+            request.sortKeys = [SortKey(first, ascending: random.next(2) == 0), SortKey(second)]
+        }
+        return request
+    }
+
     private func attributeComparison(_ key: String, _ kind: Kind, _ random: inout SeededRandom) -> FetchPredicate {
         var pool = Self.values(of: key, kind)
         // Mixed numeric kinds: an integer attribute against 1.5, a double against 7, and
