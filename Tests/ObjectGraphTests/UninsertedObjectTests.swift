@@ -65,6 +65,11 @@ struct UninsertedObjectTests {
             e.attribute("color", .string, default: "red")
             e.toOne("sketch", "Sketch", inverse: "pins")
         }
+        m.entity("Badge") { e in
+            e.attribute("code", .string)
+            e.attribute("holder", .string)
+            e.unique("code")
+        }
         m.entity("Ledger", as: Ledger.self) { e in
             e.attribute("opened", .date)
             e.attribute("owner", .string, default: "")
@@ -81,17 +86,18 @@ struct UninsertedObjectTests {
         let id = try context.performAndWait {
             let sketch = Sketch(entity: try Self.sketchEntity(context), insertInto: nil)
             #expect(sketch.managedObjectContext == nil && !sketch.isInserted)
-            #expect(!sketch.isFault, "an object not inserted has values of its own")
+            #expect(sketch.description.contains("size=3") && !sketch.description.contains("fault"), "\(sketch)")
             #expect(sketch.size == 3 && sketch.title == "" && sketch.note == nil, "the entity's defaults")
             sketch.title = "Harbour"
             sketch.size = 12
             sketch.note = "ink"
             #expect(sketch.title == "Harbour" && sketch.size == 12 && sketch.note == "ink")
-            #expect(!sketch.hasChanges, "nothing to save until it is inserted")
             try context.insert(sketch)
             #expect(sketch.isInserted && sketch.managedObjectContext === context)
             #expect(sketch.awakenedWithTitle == "Harbour", "awakeFromInsert runs after the values were set")
             #expect(sketch.title == "Harbour" && sketch.size == 12 && sketch.note == "ink", "insert(_:) kept them")
+            let changed = try sketch.changedValues()
+            #expect(Set(changed.keys) == ["title", "size", "note"], "the values set before the insert count as set: \(changed)")
             try context.save()
             return sketch.objectID
         }
@@ -151,6 +157,8 @@ struct UninsertedObjectTests {
             #expect(notAnObject.code == .wrongValueType)
             try sketch.setValue(nil, forKey: "easel")
             try sketch.setValue([ManagedObject](), forKey: "pins")
+            sketch.easel = nil
+            sketch.pins = []
             #expect(easel.sketches.isEmpty, "the refused set left the other side alone")
 
             try context.insert(sketch)
@@ -209,6 +217,82 @@ struct UninsertedObjectTests {
             let matched = try reader.fetch(FetchRequest<Ledger>(predicate: #Predicate<Ledger> { $0.owner == "Ada" }))
             #expect(matched.map(\.objectID) == [id])
         }
+    }
+
+    @Test("a merge policy resolving a uniqueness conflict of the insert takes the values set before it")
+    func uniquenessMergeTakesValuesSetBeforeInsert() throws {
+        let (container, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let badge = try context.insertObject(entityName: "Badge")
+            try badge.setValue("a", forKey: "code")
+            try badge.setValue("Old", forKey: "holder")
+            try context.save()
+        }
+        let other = container.newBackgroundContext()
+        try other.performAndWait {
+            other.mergePolicy = .objectTrumps
+            let entity = try #require(other.model.entity(named: "Badge"))
+            let badge = ManagedObject(entity: entity, insertInto: nil)
+            try badge.setValue("a", forKey: "code")
+            try badge.setValue("New", forKey: "holder")
+            try other.insert(badge)
+            try other.save()
+        }
+        let reader = container.newBackgroundContext()
+        let holders = try reader.performAndWait {
+            try reader.fetch(FetchRequest<ManagedObject>(entityName: "Badge")).map { try $0.value(forKey: "holder") as? String }
+        }
+        #expect(holders == ["New"], "one row, updated with the value set before the insert")
+    }
+
+    @Test("an insert rolled back after a reset, or after its permanent ID was obtained, keeps its values and is inserted again")
+    func rolledBackAfterResetOrPermanentID() throws {
+        let (container, context) = try makeContext(Self.build)
+        try context.performAndWait {
+            let reset = Sketch(context: context)
+            context.reset()
+            try context.insert(reset)
+            reset.title = "After reset"
+            context.rollback()
+
+            let obtained = Sketch(context: context)
+            try context.obtainPermanentIDs(for: [obtained])
+            let permanent = obtained.objectID
+            #expect(!permanent.isTemporary)
+            context.rollback()
+            obtained.title = "After its ID"
+
+            try context.insert(reset)
+            #expect(reset.title == "After reset", "the rollback did not take it for an object let go by the reset")
+            try context.insert(obtained)
+            #expect(obtained.title == "After its ID")
+            #expect(obtained.objectID != permanent && obtained.objectID.isTemporary, "the unused permanent ID is not taken again")
+            try context.save()
+        }
+        let reader = container.newBackgroundContext()
+        let titles = try reader.performAndWait { try reader.fetch(FetchRequest<Sketch>()).map(\.title).sorted() }
+        #expect(titles == ["After its ID", "After reset"])
+    }
+
+    @Test("an object inserted in a context that is gone is inserted into another with its values")
+    func objectOfAContextGone() throws {
+        let (container, _) = try makeContext(Self.build)
+        var first: ManagedObjectContext? = container.newBackgroundContext()
+        let sketch = first!.performAndWait {
+            let sketch = Sketch(context: first!)
+            sketch.title = "Orphan"
+            return sketch
+        }
+        first = nil
+        let second = container.newBackgroundContext()
+        try second.performAndWait {
+            try second.insert(sketch)
+            #expect(second.insertedObjects.contains(sketch), "inserted, not left out without a word")
+            #expect(sketch.title == "Orphan")
+            try second.save()
+        }
+        let titles = try second.performAndWait { try second.fetch(FetchRequest<Sketch>()).map(\.title) }
+        #expect(titles == ["Orphan"])
     }
 
     @Test("an insert a rollback discarded holds its values until it is inserted again")

@@ -406,11 +406,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if let current, current !== self {
             throw ObjectGraphError(.wrongContext, objectID: object.objectID, "\(object.objectID) already belongs to context '\(current.name)'")
         }
-        guard !object.isInsertedStorage else { return }
         if current != nil {
-            // Already in this context (fetched, or saved since it was inserted): there is
-            // nothing to insert, and going on would reset its values and insert its row a
-            // second time at the save. A deleted one is refused: its delete rules have run.
+            // Already in this context (inserted, fetched, or saved since it was inserted):
+            // there is nothing to insert, and going on would reset its values and insert its
+            // row a second time at the save. A deleted one is refused: its delete rules have
+            // run. (Checked here, not by its inserted flag alone: an object whose context is
+            // gone still says it is inserted, and was left out of this context without a word.)
+            if object.isInsertedStorage { return }
             if object.isDeletedStorage {
                 throw ObjectGraphError(
                     .objectDeleted, objectID: object.objectID,
@@ -420,21 +422,34 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         // A permanent ID with no context: the object was saved, then let go (a reset, its
         // deletion saved, its context gone). Inserting it would give it default values and
-        // insert a row under a key the store has given out already.
-        guard object.objectID.isTemporary else {
+        // insert a row under a key the store has given out already. An insert rolled back or
+        // undone after its permanent ID was obtained was never saved: it is inserted again.
+        let uninserted = object.isUninserted
+        guard object.objectID.isTemporary || uninserted else {
             throw ObjectGraphError(
                 .objectInaccessible, objectID: object.objectID,
                 "cannot insert \(object.objectID): it was saved and then let go by its context (a reset, its deletion saved, or the context gone); look it up again with object(with:), or insert a new object")
         }
         let entity = object.entity
+        // Its permanent ID, if it had one, names no row: a new temporary one, so that it cannot
+        // meet a fault made for that ID meanwhile (two objects for one ID).
+        if !object.objectID.isTemporary { object.objectID = ObjectID.temporary(entity: entity) }
         // (The undo record alone: a new object has no earlier state in this event to keep.)
         undoStackStorage?.willChange(object, in: self)
-        // Values set while it was in no context are kept, as Core Data keeps them (see
-        // ManagedObject+Uninserted.swift); one given none, or let go by a reset, starts from
-        // the defaults. Relationships start empty: none is kept outside a context.
-        let keepsValues = !object.isFaultStorage && object.isUninserted
+        // Values it holds are kept, with the slots set, as Core Data keeps them: set while it
+        // was in no context (see ManagedObject+Uninserted.swift), or by a context now gone. One
+        // given none, or let go by a reset, starts from the defaults. Relationships start
+        // empty: none is kept outside a context. It is in a context again: no longer let go.
+        let keepsValues = !object.isFaultStorage && !object.isInaccessibleStorage
         object.contextStorage = self
-        if !keepsValues { object.attributeValues = AttributeValues(entity.defaultValues) }
+        object.isInaccessibleStorage = false
+        if !keepsValues {
+            object.attributeValues = AttributeValues(entity.defaultValues)
+            object.changedAttributeSlots = []
+        }
+        // (An object whose context is gone may still say what it was there.)
+        object.isUpdatedStorage = false
+        object.isDeletedStorage = false
         object.toOneValues = ToOneValues(repeating: nil, count: entity.toOneRelationships.count)
         // (Not `Array(repeating:count: 0)` for an entity without to-manys: that still copied
         // the `.inserted` state in and destroyed it, five reference counts each way per object.)

@@ -31,12 +31,14 @@ extension ManagedObject {
     }
 
     /// Sets an attribute of an object not inserted yet, checked as a context checks it
-    /// (`lenient` as there). No change is recorded: there is nothing to save until it is
-    /// inserted, when every value it holds is.
+    /// (`lenient` as there), and notes it as set: once inserted, the object reports it among
+    /// its changed values, and a merge policy resolving a uniqueness conflict of the insert
+    /// takes it, as it takes values set after the insert.
     final func setUninsertedAttribute(_ attribute: AttributeDescription, _ value: AttributeValue, lenient: Bool) throws {
         let checked = try attribute.check(value, lenient: lenient)
         materializeUninsertedValues()
         attributeValues[attribute.slot] = checked
+        changedAttributeSlots.insert(attribute.slot)
     }
 
     /// ``value(forKey:)`` on an object not inserted yet.

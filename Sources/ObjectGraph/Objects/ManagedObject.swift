@@ -150,12 +150,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// in no context by mistake (never inserted, or its context deallocated): typed reads of
     /// such an object answer empty values instead of stopping the process.
     final var leftItsContext: Bool { isInaccessibleStorage && contextStorage == nil }
-    /// Whether the object is in no context and never was saved, without having been let go:
-    /// created without a context (`init(entity:insertInto: nil)`) or an insert its context
-    /// rolled back. It holds attribute values of its own until ``ManagedObjectContext/insert(_:)``
-    /// adopts them (see `ManagedObject+Uninserted.swift`). An object whose context is gone
-    /// keeps its link, so it is not one.
-    final var isUninserted: Bool { contextLink == nil && !isInaccessibleStorage && objectID.isTemporary }
+    /// Whether the object is in no context without having been let go by one: created without
+    /// a context (`init(entity:insertInto: nil)`), or an insert its context rolled back or
+    /// undid (with a permanent ID if one was obtained: never saved all the same). It holds
+    /// attribute values of its own until ``ManagedObjectContext/insert(_:)`` adopts them (see
+    /// `ManagedObject+Uninserted.swift`). Every object a context lets go after it was saved —
+    /// a reset, a saved or merged deletion — is flagged inaccessible, and an object whose
+    /// context is gone keeps its link, so neither is one.
+    final var isUninserted: Bool { contextLink == nil && !isInaccessibleStorage }
     /// ``deletedPosition`` of an object its context let go because another save deleted its
     /// row (a merged deletion, or one a save found): the field means nothing once the object
     /// is in no context, and a flag of its own would make every object larger.
@@ -348,8 +350,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             let context = contextStorage.map { " of context '\($0.name)'" } ?? ""
             return "<\(entity.name) \(objectID) (values not read: used on \(QueueOwnership.currentThreadName), off the queue\(context))>"
         }
-        if isFaultStorage { return "<\(entity.name) \(objectID) fault>" }
-        let values = entity.attributes.prefix(4).map { "\($0.name)=\(attributeValues[$0.slot])" }
+        // An object not inserted yet reads its entity's defaults until it is given values.
+        let shown: AttributeValues
+        if !isFaultStorage { shown = attributeValues } else if isUninserted { shown = AttributeValues(entity.defaultValues) } else {
+            return "<\(entity.name) \(objectID) fault>"
+        }
+        let values = entity.attributes.prefix(4).map { "\($0.name)=\(shown[$0.slot])" }
         return "<\(entity.name) \(objectID) \(values.joined(separator: " "))>"
     }
 

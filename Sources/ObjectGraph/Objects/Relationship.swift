@@ -411,13 +411,14 @@ extension ManagedObject {
     func writeRelationship(_ relationship: RelationshipDescription, _ objects: [ManagedObject]) {
         guard relationship.isToMany else { return writeToOne(relationship, objects.first) }
         let inContext: Void? = withContext("setting", relationship.name) { try $0.replaceToMany(self, relationship, with: objects) }
-        if inContext == nil { outsideContext(setting: relationship) }
+        // (Setting none on an object not inserted yet, which has none, is done.)
+        if inContext == nil && !(isUninserted && objects.isEmpty) { outsideContext(setting: relationship) }
     }
 
     /// Sets a to-one relationship for typed accessors.
     func writeToOne(_ relationship: RelationshipDescription, _ destination: ManagedObject?) {
         let inContext: Void? = withContext("setting", relationship.name) { try $0.setToOne(self, relationship, destination) }
-        if inContext == nil { outsideContext(setting: relationship) }
+        if inContext == nil && !(isUninserted && destination == nil) { outsideContext(setting: relationship) }
     }
 
     /// Stops for a relationship set outside a context: a programming error behind a setter
