@@ -10,7 +10,7 @@ import ObjectGraph
 /// every value), ranges and `IN` are guarded by `IS NOT NULL` (`NULL AND 0` is 0), and only
 /// the string functions need `COALESCE`; strings compare through the registered collations and `og_text`
 /// (see ``SQLiteFunctions``), `@avg` and floating-point `@sum` through `og_avg`/`og_sum` (see
-/// ``SQLiteAggregates``); decimals (stored as text) are not compiled.
+/// ``SQLiteAggregates``); decimals (stored as text) through `og_decimal` and `OG_DECIMAL`.
 struct SQLiteQueryCompiler {
     struct Unsupported: Error {}
 
@@ -397,7 +397,10 @@ struct SQLiteQueryCompiler {
     /// the NULL guards repeat it, and a repeated expression holding parameters of its own
     /// would take the values meant for the parameters after it (they are bound by position).
     private mutating func compare(_ expression: String, _ type: AttributeType, _ c: PredicateComparison, rightLeaf: Int, nonNull: Bool = false) throws -> String {
-        if type == .decimal || type == .transformable { throw Unsupported() }
+        if type == .transformable { throw Unsupported() }
+        if type == .decimal || (Self.isNumber(type) && Self.namesDecimal(c.right)) {
+            return try compareDecimal(expression, c, rightLeaf: rightLeaf)
+        }
         let isString = type == .string
         let collate = (type == .string || type == .uri) ? " COLLATE OG_NATURAL" : ""
         func constant(_ operand: PredicateOperand) throws -> AttributeValue {
@@ -455,6 +458,53 @@ struct SQLiteQueryCompiler {
         }
     }
 
+    /// A comparison in which a decimal takes part — a decimal attribute, or a number compared
+    /// with a decimal constant — through `og_decimal` (see ``SQLiteFunctions``): decimals are
+    /// stored as text, which SQL's own operators would compare as text. Null constants take
+    /// SQL's `IS NULL` where the answer is plain; the rest is the evaluator's own rule, so a
+    /// NULL, a NaN or a number of another kind fares as there.
+    private mutating func compareDecimal(_ expression: String, _ c: PredicateComparison, rightLeaf: Int) throws -> String {
+        func operand(_ item: PredicateOperand, leaf: Int) throws -> String {
+            // (A NaN is left to the shared layer, as in `compare`: the shape gives a NaN double
+            // and a NaN date one class.)
+            guard case .constant(let value) = item, !value.isNaN else { throw Unsupported() }
+            switch value {
+            case .null, .integer, .double, .decimal: return bind(value, .leaf(leaf))
+            default: throw Unsupported()
+            }
+        }
+        let opcode = SQLiteFunctions.opcode(c.op)
+        switch c.op {
+        case .equal, .notEqual:
+            if case .constant(let value) = c.right, value.isNull {
+                return c.op == .equal ? "(\(expression) IS NULL)" : "(\(expression) IS NOT NULL)"
+            }
+            return "og_decimal(\(opcode), \(expression), \(try operand(c.right, leaf: rightLeaf)))"
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            return "og_decimal(\(opcode), \(expression), \(try operand(c.right, leaf: rightLeaf)))"
+        case .in, .between:
+            guard case .list(let items) = c.right, c.op == .in || items.count == 2 else { throw Unsupported() }
+            if items.isEmpty { return "0" }
+            let operands = try zip(items, Self.itemLeaves(items, from: rightLeaf)).map { try operand($0.0, leaf: $0.1) }
+            return "og_decimal(\(opcode), \(expression), \(operands.joined(separator: ", ")))"
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            throw Unsupported()
+        }
+    }
+
+    private static func isNumber(_ type: AttributeType) -> Bool {
+        [.integer16, .integer32, .integer64, .double, .float].contains(type)
+    }
+
+    /// Whether `operand` is a decimal constant, or a list holding one.
+    private static func namesDecimal(_ operand: PredicateOperand) -> Bool {
+        switch operand {
+        case .constant(.decimal): return true
+        case .list(let items): return items.contains(where: namesDecimal)
+        default: return false
+        }
+    }
+
     // MARK: Sorting
 
     /// `ORDER BY` terms for the sort keys, ties broken by primary key.
@@ -463,7 +513,7 @@ struct SQLiteQueryCompiler {
         for key in keys {
             let path = try ResolvedKeyPath.resolve(key.keyPath, from: entity, in: model)
             let (expression, type) = try column(path)
-            if type == .decimal || type == .transformable { throw Unsupported() }
+            if type == .transformable { throw Unsupported() }
             var term = expression
             if type == .string {
                 switch key.comparison {
@@ -473,6 +523,8 @@ struct SQLiteQueryCompiler {
                 }
             } else if type == .uri {
                 term += " COLLATE OG_NATURAL"
+            } else if type == .decimal {
+                term += " COLLATE OG_DECIMAL"
             }
             terms.append(term + (key.ascending ? " ASC" : " DESC"))
         }

@@ -10,7 +10,7 @@ import ObjectGraph
 /// half of counting one chat's messages (`count(for:)` of `chat == X`, perf).
 ///
 /// The class of a leaf is everything the compiler branches on: a constant's case (`NULL`
-/// compiles to `IS NULL`, a decimal is not compiled, a string operator needs a string), an
+/// compiles to `IS NULL`, a decimal compiles through `og_decimal`, a string operator needs a string), an
 /// object ID's namespace (its entity and store: an ID of another store or of an entity outside
 /// the relationship's hierarchy compiles to `0`) and whether it has a primary key. A class
 /// finer than needed only makes more entries; one coarser would reuse SQL wrongly, so every

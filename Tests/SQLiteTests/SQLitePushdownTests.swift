@@ -268,17 +268,52 @@ struct SQLitePushdownTests {
     @Test("what SQL cannot express exactly is left to the shared layer, with the same answer")
     func fallback() throws {
         let (container, store, model) = try Self.store()
-        let chats = try model.requireEntity("Chat")
-        let request = StoreFetchRequest(entity: chats, predicate: try FetchPredicate(format: "budget > 1"), sortKeys: [SortKey("budget")])
-        let raw = try store.fetch(request)
-        #expect(!raw.applied.contains(.predicate), "decimals are stored as text, so the store declines")
+        let messages = try model.requireEntity("Message")
+        // Two attributes compared with each other are not compiled.
+        let predicate = try FetchPredicate(format: "rank < chat.budget")
+        let raw = try store.fetch(StoreFetchRequest(entity: messages, predicate: predicate))
+        #expect(!raw.applied.contains(.predicate), "a key path on the right is left to the shared layer")
         let context = container.newBackgroundContext()
         try context.performAndWait {
-            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: try FetchPredicate(format: "budget > 1"), sortKeys: [SortKey("budget")]))
-            #expect(try found.map { try $0.value(forKey: "title") as? String } == ["Émile"])
-            let sortedOnly = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: try FetchPredicate(format: "title != 'zed'"), sortKeys: [SortKey("budget", ascending: false)]))
-            #expect(try sortedOnly.map { try $0.value(forKey: "title") as? String } == ["Émile", "emile"])
+            // Émile's budget is 3: ranks 0 and 2 are below it (nil is not); emile's 1: rank 0.
+            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Message", predicate: predicate, sortKeys: [SortKey("text")]))
+            #expect(try found.map { try $0.value(forKey: "text") as? String } == ["b", "c", "x"])
         }
+    }
+
+    @Test("decimals, stored as text, compare and sort by value in SQL, as in the shared evaluator")
+    func decimalsInSQL() throws {
+        let (container, store, model) = try Self.store()
+        let chats = try model.requireEntity("Chat")
+        let messages = try model.requireEntity("Message")
+        // Budgets: Émile 3, emile 1, zed 0 (as text, "3" > "10" would hold).
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let zed = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: .key("title") == "zed")).first)
+            try zed.setValue(Decimal(10), forKey: "budget")
+            try context.save()
+        }
+        let cases: [(FetchPredicate, [Int64])] = [
+            (try FetchPredicate(format: "budget > 2"), [1, 3]),
+            (.key("budget") < Decimal(string: "3.5")!, [1, 2]),
+            (try FetchPredicate(format: "budget BETWEEN {1, 3}"), [1, 2]),
+            (try FetchPredicate(format: "budget IN {1, 10, nil}"), [2, 3]),
+            (try FetchPredicate(format: "budget != 3"), [2, 3]),
+            (try FetchPredicate(format: "budget == 1.0"), [2]),
+            (try FetchPredicate(format: "budget == nil"), []),
+        ]
+        for (predicate, keys) in cases {
+            let answer = try store.fetch(StoreFetchRequest(entity: chats, predicate: predicate, sortKeys: [SortKey("budget", ascending: false)]))
+            #expect(answer.applied == .all, "\(predicate) runs in SQL")
+            #expect(answer.objectIDs.compactMap(\.primaryKey).sorted() == keys, "\(predicate)")
+        }
+        let sorted = try store.fetch(StoreFetchRequest(entity: chats, sortKeys: [SortKey("budget")]))
+        #expect(sorted.applied == .all)
+        #expect(sorted.objectIDs.map(\.primaryKey) == [2, 1, 3], "1 < 3 < 10 by value, not as text")
+        // A number compared with a decimal constant, exactly: rank 2 < 2.5 (a decimal).
+        let mixed = try store.fetch(StoreFetchRequest(entity: messages, predicate: .key("rank") < Decimal(string: "2.5")!))
+        #expect(mixed.applied.contains(.predicate))
+        #expect(mixed.objectIDs.count == 3, "ranks 0, 2 and 0; nil is not below")
     }
 }
 

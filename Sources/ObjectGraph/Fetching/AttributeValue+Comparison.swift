@@ -42,6 +42,28 @@ extension AttributeValue {
         return compare(lhs, rhs) == .orderedSame
     }
 
+    /// Whether `self` satisfies `op` against `operands` (one, the list of `IN`, the two bounds of
+    /// `BETWEEN`) as the shared evaluator decides it for values other than strings, from
+    /// ``predicateEqual(_:_:)`` and ``compare(_:_:)``: for a store that evaluates such a
+    /// comparison inside its own engine (SQLite's `og_decimal`) with the very same rules.
+    /// String operators answer false, as the evaluator answers them for non-strings.
+    public func satisfies(_ op: ComparisonOperator, _ operands: [AttributeValue]) -> Bool {
+        guard let first = operands.first else { return false }
+        switch op {
+        case .equal: return Self.predicateEqual(self, first)
+        case .notEqual: return !Self.predicateEqual(self, first)
+        case .lessThan: return Self.compare(self, first) == .orderedAscending
+        case .lessThanOrEqual: return Self.compare(self, first).map { $0 != .orderedDescending } ?? false
+        case .greaterThan: return Self.compare(self, first) == .orderedDescending
+        case .greaterThanOrEqual: return Self.compare(self, first).map { $0 != .orderedAscending } ?? false
+        case .in: return operands.contains { Self.predicateEqual(self, $0) }
+        case .between:
+            guard operands.count == 2, let low = Self.compare(self, operands[0]), let high = Self.compare(self, operands[1]) else { return false }
+            return low != .orderedAscending && high != .orderedDescending
+        case .beginsWith, .endsWith, .contains, .like, .matches: return false
+        }
+    }
+
     /// Unicode scalar order of the canonical compositions. Swift's `<` on strings is not a
     /// strict weak order across normalization forms ("e\u{301}" and "\u{E9}1" are each not
     /// less than the other, yet not equal), which would make sorting and `<` predicates
