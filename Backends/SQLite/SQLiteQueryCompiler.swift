@@ -162,6 +162,12 @@ struct SQLiteQueryCompiler {
             }
             guard c.modifier == .direct else { throw Unsupported() }
             let (expression, type) = try column(path)
+            if case .keyPath(let otherKeyPath) = c.right {
+                let other = try ResolvedKeyPath.resolve(otherKeyPath, from: entity, in: model)
+                guard case .attribute = other.terminal, !other.steps.contains(where: \.isToMany) else { throw Unsupported() }
+                let (otherExpression, otherType) = try column(other)
+                return try compareColumns(expression, type, otherExpression, otherType, c)
+            }
             return try compare(expression, type, c, rightLeaf: rightLeaf)
         case .relationship(let relationship) where relationship.isToMany:
             return try compileMemberObjects(c, path: path, relationship: relationship, rightLeaf: rightLeaf)
@@ -489,6 +495,77 @@ struct SQLiteQueryCompiler {
             return "og_decimal(\(opcode), \(expression), \(operands.joined(separator: ", ")))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
             throw Unsupported()
+        }
+    }
+
+    /// Two attributes compared with each other (`endDate > startDate`, `rank < chat.budget`),
+    /// by the evaluator's rules: kinds it compares (numbers of any kind, decimals with numbers,
+    /// booleans with integers, and each kind with itself) compile, any other pair is left to
+    /// it. Two missing values are equal, as `.null == .null` is there; a missing value orders
+    /// with nothing, nor does NaN (a stored NaN is a blob, see `compare`).
+    private func compareColumns(_ a: String, _ typeA: AttributeType, _ b: String, _ typeB: AttributeType, _ c: PredicateComparison) throws -> String {
+        guard let family = Self.family(typeA, typeB) else { throw Unsupported() }
+        let ordered: Set<ComparisonOperator> = [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
+        if family == .decimal {
+            guard c.op == .equal || c.op == .notEqual || ordered.contains(c.op) else { throw Unsupported() }
+            return "og_decimal(\(SQLiteFunctions.opcode(c.op)), \(a), \(b))"
+        }
+        if family == .string && (!c.options.isEmpty || [.beginsWith, .endsWith, .contains, .like, .matches].contains(c.op)) {
+            func test(_ op: ComparisonOperator) -> String { "COALESCE(og_text(\(SQLiteFunctions.opcode(op)), \(c.options.rawValue), \(a), \(b)), 0)" }
+            let equal = "((\(a) IS NULL AND \(b) IS NULL) OR \(test(.equal)))"
+            switch c.op {
+            case .equal: return equal
+            case .notEqual: return "(NOT \(equal))"
+            case .in, .between: throw Unsupported()
+            default: return test(c.op)
+            }
+        }
+        let collate = family == .string || family == .uri ? " COLLATE OG_NATURAL" : ""
+        // An upper bound of the least blob keeps a stored NaN out (see `compare`).
+        func numeric(_ expression: String, _ type: AttributeType) -> String {
+            [.double, .float, .date].contains(type) ? " AND \(expression) < X''" : ""
+        }
+        switch c.op {
+        case .equal, .notEqual:
+            let nan = [.double, .float, .date].contains(typeA) ? " AND (\(a) IS NULL OR \(a) < X'')" : ""
+            let equal = "(\(a) IS \(b)\(collate)\(nan))"
+            return c.op == .equal ? equal : "(NOT \(equal))"
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            return "(\(a) IS NOT NULL AND \(b) IS NOT NULL AND \(a) \(c.op.rawValue) \(b)\(collate)\(numeric(a, typeA))\(numeric(b, typeB)))"
+        default:
+            throw Unsupported()
+        }
+    }
+
+    /// What two attribute types compare as, the way ``ObjectGraph/AttributeValue/compare(_:_:)``
+    /// pairs their values; `nil` for a pair it does not compare (or a transformable).
+    private static func family(_ a: AttributeType, _ b: AttributeType) -> ColumnFamily? {
+        guard let x = ColumnFamily(a), let y = ColumnFamily(b) else { return nil }
+        switch (x, y) {
+        case _ where x == y: return x
+        case (.number, .decimal), (.decimal, .number): return .decimal
+        // Booleans compare with integers (not with floating-point numbers), as 0 and 1.
+        case (.boolean, .number) where isInteger(b), (.number, .boolean) where isInteger(a): return .number
+        default: return nil
+        }
+    }
+
+    private static func isInteger(_ type: AttributeType) -> Bool { [.integer16, .integer32, .integer64].contains(type) }
+
+    private enum ColumnFamily {
+        case number, decimal, string, boolean, date, uuid, uri, data
+        init?(_ type: AttributeType) {
+            switch type {
+            case .integer16, .integer32, .integer64, .double, .float: self = .number
+            case .decimal: self = .decimal
+            case .string: self = .string
+            case .boolean: self = .boolean
+            case .date: self = .date
+            case .uuid: self = .uuid
+            case .uri: self = .uri
+            case .binaryData: self = .data
+            case .transformable: return nil
+            }
         }
     }
 

@@ -62,7 +62,8 @@ struct RandomPredicates {
             // Two attributes of one kind compared with each other.
             let others = Self.attributes.filter { $0.kind == kind || (Self.isNumeric($0.kind) && Self.isNumeric(kind)) }
             let other = others[random.next(others.count)].key
-            return comparison(.keyPath(key), Self.orderedOperators(kind)[random.next(Self.orderedOperators(kind).count)], .keyPath(other), kind: kind, &random)
+            let operators = Self.orderedOperators(kind) + (kind == .string ? [.beginsWith, .endsWith, .contains] : [])
+            return comparison(.keyPath(key), operators[random.next(operators.count)], .keyPath(other), kind: kind, &random)
         }
         return attributeComparison(key, kind, &random)
     }
@@ -170,8 +171,12 @@ struct RandomPredicates {
         func options() -> StringComparisonOptions { [[], [.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive]][random.next(4)] }
         func count() -> PredicateOperand { .constant(.integer(Int64(random.next(4)))) }
         let countOp: ComparisonOperator = [.equal, .notEqual, .lessThan, .greaterThan, .lessThanOrEqual, .greaterThanOrEqual][random.next(6)]
-        switch random.next(9) {
+        switch random.next(10) {
         case 0: return stringComparison("name")
+        case 9:
+            // A key path on each side: the name against the class's title.
+            let op: ComparisonOperator = [.equal, .notEqual, .lessThan, .greaterThanOrEqual, .beginsWith, .contains][random.next(6)]
+            return .comparison(PredicateComparison(.keyPath("name"), op, .keyPath("schoolClass.title"), options: options()))
         case 1:
             let age: AttributeValue = random.next(6) == 0 ? .null : .integer(Int64(random.next(90)))
             return .comparison(PredicateComparison(.keyPath("age"), Self.orderedOperators(.integer)[random.next(6)], .constant(age)))

@@ -269,15 +269,42 @@ struct SQLitePushdownTests {
     func fallback() throws {
         let (container, store, model) = try Self.store()
         let messages = try model.requireEntity("Message")
-        // Two attributes compared with each other are not compiled.
-        let predicate = try FetchPredicate(format: "rank < chat.budget")
+        // IN with [c] on strings is not compiled.
+        let predicate = FetchPredicate.comparison(PredicateComparison(.keyPath("text"), .in, .list([.constant("a"), .constant("X")]), options: [.caseInsensitive]))
         let raw = try store.fetch(StoreFetchRequest(entity: messages, predicate: predicate))
-        #expect(!raw.applied.contains(.predicate), "a key path on the right is left to the shared layer")
+        #expect(!raw.applied.contains(.predicate), "IN[c] is left to the shared layer")
         let context = container.newBackgroundContext()
         try context.performAndWait {
-            // Émile's budget is 3: ranks 0 and 2 are below it (nil is not); emile's 1: rank 0.
             let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Message", predicate: predicate, sortKeys: [SortKey("text")]))
-            #expect(try found.map { try $0.value(forKey: "text") as? String } == ["b", "c", "x"])
+            #expect(try found.map { try $0.value(forKey: "text") as? String } == ["A", "x"])
+        }
+    }
+
+    @Test("two attributes compared with each other run in SQL, by the evaluator's rules")
+    func attributesAgainstAttributes() throws {
+        let (container, store, model) = try Self.store()
+        let messages = try model.requireEntity("Message")
+        let chats = try model.requireEntity("Chat")
+        // Émile's budget is 3: ranks 0 and 2 are below it (nil is not); emile's 1: rank 0.
+        let cases: [(EntityDescription, String, [String])] = [
+            (messages, "rank < chat.budget", ["b", "c", "x"]),
+            (messages, "rank >= chat.budget", []),
+            (messages, "text ==[c] chat.title", []),
+            (messages, "text <[cd] chat.title", ["A", "b", "c"]),  // "x" is after "emile"
+            (messages, "text < chat.title", ["A", "b", "c"]),  // and "c" before "Émile" in Unicode order
+            (chats, "title == title", ["emile", "zed", "Émile"]),
+            (messages, "rank != rank", []),  // nil equals nil, as in the evaluator
+        ]
+        let context = container.newBackgroundContext()
+        for (entity, format, expected) in cases {
+            let predicate = try FetchPredicate(format: format)
+            let answer = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
+            #expect(answer.applied == .all, "\(format) runs in SQL")
+            let key = entity.name == "Chat" ? "title" : "text"
+            let found = try context.performAndWait {
+                try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name, predicate: predicate, sortKeys: [SortKey(key)])).map { try $0.value(forKey: key) as? String }
+            }
+            #expect(found == expected, "\(format)")
         }
     }
 
