@@ -13,10 +13,8 @@ final class NamedMemoryStore: AtomicStore, @unchecked Sendable {
 
 @Suite("Saves spanning several stores")
 struct SeveralStoresSaveTests {
-    /// A conflict in the second store's part, resolved by the merge policy: the save is sent
-    /// again, but the first store already holds its part (an insert sent twice failed with
-    /// "a row with that key exists", and the save could never succeed).
-    @Test func aConflictInALaterStoreIsResolvedWithoutSendingTheLandedPartsAgain() throws {
+    /// Stores A (Library: authors) and B (Scratch: notes), and a note saved in B.
+    static func containerWithASavedNote() throws -> (PersistentContainer, ObjectID) {
         let model = try ContainerTests.twoConfigurationModel()
         let container = try PersistentContainer(model: model, stores: [
             NamedMemoryStore.description("A", configuration: "Library"), NamedMemoryStore.description("B", configuration: "Scratch"),
@@ -28,6 +26,14 @@ struct SeveralStoresSaveTests {
             try setup.save()
             return note.objectID
         }
+        return (container, noteID)
+    }
+
+    /// A conflict in the second store's part, resolved by the merge policy: the save is sent
+    /// again, but the first store already holds its part (an insert sent twice failed with
+    /// "a row with that key exists", and the save could never succeed).
+    @Test func aConflictInALaterStoreIsResolvedWithoutSendingTheLandedPartsAgain() throws {
+        let (container, noteID) = try Self.containerWithASavedNote()
         let mine = container.newBackgroundContext()
         mine.mergePolicy = .objectTrumps
         try mine.performAndWait {

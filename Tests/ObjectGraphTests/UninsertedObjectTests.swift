@@ -245,7 +245,7 @@ struct UninsertedObjectTests {
         #expect(holders == ["New"], "one row, updated with the value set before the insert")
     }
 
-    @Test("an insert rolled back after a reset, or after its permanent ID was obtained, keeps its values and is inserted again")
+    @Test("an insert rolled back after a reset keeps its values and is inserted again; one with a permanent ID is refused")
     func rolledBackAfterResetOrPermanentID() throws {
         let (container, context) = try makeContext(Self.build)
         try context.performAndWait {
@@ -260,18 +260,48 @@ struct UninsertedObjectTests {
             let permanent = obtained.objectID
             #expect(!permanent.isTemporary)
             context.rollback()
-            obtained.title = "After its ID"
+            // A permanent ID may name a row (a save that failed midway landed it in one store):
+            // it is not inserted again, rather than risk a second row.
+            let refused = try #require(throws: ObjectGraphError.self) { try context.insert(obtained) }
+            #expect(refused.code == .objectInaccessible)
+            #expect(!obtained.isInserted && obtained.objectID == permanent)
 
             try context.insert(reset)
             #expect(reset.title == "After reset", "the rollback did not take it for an object let go by the reset")
-            try context.insert(obtained)
-            #expect(obtained.title == "After its ID")
-            #expect(obtained.objectID != permanent && obtained.objectID.isTemporary, "the unused permanent ID is not taken again")
             try context.save()
         }
         let reader = container.newBackgroundContext()
         let titles = try reader.performAndWait { try reader.fetch(FetchRequest<Sketch>()).map(\.title).sorted() }
-        #expect(titles == ["After its ID", "After reset"])
+        #expect(titles == ["After reset"])
+    }
+
+    /// Found by review: with no temporary-ID condition, an object whose row one store had
+    /// saved before another store refused its part of the save was taken for never inserted
+    /// after the rollback, and inserting it again stored a second row.
+    @Test("an insert rolled back after a save that failed midway, its row saved in one store, is refused, not stored twice")
+    func rolledBackAfterAPartialSave() throws {
+        let (container, noteID) = try SeveralStoresSaveTests.containerWithASavedNote()
+        let mine = container.newBackgroundContext()
+        let author = try mine.performAndWait {
+            try mine.existingObject(with: noteID).setValue("mine", forKey: "text")
+            let author = try mine.insertObject(entityName: "Author")
+            try author.setValue("Ursula", forKey: "name")
+            return author
+        }
+        let other = container.newBackgroundContext()
+        try other.performAndWait {
+            try other.existingObject(with: noteID).setValue("theirs", forKey: "text")
+            try other.save()
+        }
+        try mine.performAndWait {
+            #expect(throws: MergeConflictError.self) { try mine.save() }
+            mine.rollback()
+            let refused = try #require(throws: ObjectGraphError.self) { try mine.insert(author) }
+            #expect(refused.code == .objectInaccessible)
+        }
+        let reader = container.newBackgroundContext()
+        let authors = try reader.performAndWait { try reader.count(for: FetchRequest<ManagedObject>(entityName: "Author")) }
+        #expect(authors == 1, "one Author row: the one store A saved")
     }
 
     @Test("an object inserted in a context that is gone is inserted into another with its values")

@@ -421,19 +421,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
             return
         }
         // A permanent ID with no context: the object was saved, then let go (a reset, its
-        // deletion saved, its context gone). Inserting it would give it default values and
-        // insert a row under a key the store has given out already. An insert rolled back or
-        // undone after its permanent ID was obtained was never saved: it is inserted again.
-        let uninserted = object.isUninserted
-        guard object.objectID.isTemporary || uninserted else {
+        // deletion saved, its context gone), or it may have been (a rollback after a save
+        // that failed midway). Inserting it would insert a row under a key the store has given
+        // out already, perhaps a second row for it.
+        guard object.objectID.isTemporary else {
             throw ObjectGraphError(
                 .objectInaccessible, objectID: object.objectID,
                 "cannot insert \(object.objectID): it was saved and then let go by its context (a reset, its deletion saved, or the context gone); look it up again with object(with:), or insert a new object")
         }
         let entity = object.entity
-        // Its permanent ID, if it had one, names no row: a new temporary one, so that it cannot
-        // meet a fault made for that ID meanwhile (two objects for one ID).
-        if !object.objectID.isTemporary { object.objectID = ObjectID.temporary(entity: entity) }
         // (The undo record alone: a new object has no earlier state in this event to keep.)
         undoStackStorage?.willChange(object, in: self)
         // Values it holds are kept, with the slots set, as Core Data keeps them: set while it

@@ -150,14 +150,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// in no context by mistake (never inserted, or its context deallocated): typed reads of
     /// such an object answer empty values instead of stopping the process.
     final var leftItsContext: Bool { isInaccessibleStorage && contextStorage == nil }
-    /// Whether the object is in no context without having been let go by one: created without
-    /// a context (`init(entity:insertInto: nil)`), or an insert its context rolled back or
-    /// undid (with a permanent ID if one was obtained: never saved all the same). It holds
-    /// attribute values of its own until ``ManagedObjectContext/insert(_:)`` adopts them (see
-    /// `ManagedObject+Uninserted.swift`). Every object a context lets go after it was saved —
-    /// a reset, a saved or merged deletion — is flagged inaccessible, and an object whose
-    /// context is gone keeps its link, so neither is one.
-    final var isUninserted: Bool { contextLink == nil && !isInaccessibleStorage }
+    /// Whether the object is in no context, has a temporary ID and was not let go by a context:
+    /// created without one (`init(entity:insertInto: nil)`), or an insert its context rolled
+    /// back or undid. It holds attribute values of its own until
+    /// ``ManagedObjectContext/insert(_:)`` adopts them (see `ManagedObject+Uninserted.swift`).
+    /// An object a context let go — a reset, a saved or merged deletion — is flagged
+    /// inaccessible, and one whose context is gone keeps its link, so neither is one. Nor is one
+    /// with a permanent ID: rolled back after `obtainPermanentIDs(for:)` it has no row, but
+    /// rolled back after a save that failed midway (one store's part landed, another's
+    /// refused) it does, and taking it for new inserted that row a second time (review).
+    final var isUninserted: Bool { contextLink == nil && !isInaccessibleStorage && objectID.isTemporary }
     /// ``deletedPosition`` of an object its context let go because another save deleted its
     /// row (a merged deletion, or one a save found): the field means nothing once the object
     /// is in no context, and a flag of its own would make every object larger.
