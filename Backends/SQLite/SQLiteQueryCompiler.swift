@@ -412,10 +412,20 @@ struct SQLiteQueryCompiler {
         func constant(_ operand: PredicateOperand) throws -> AttributeValue {
             guard case .constant(let value) = operand else { throw Unsupported() }
             if case .decimal = value { throw Unsupported() }
-            // SQLite binds NaN as NULL (it stores no NaN): `x == NaN` became `x IS NULL`. The
-            // shared evaluator answers it (NaN compares with nothing; see the shape's class).
-            if value.isNaN { throw Unsupported() }
             return value
+        }
+        // A NaN constant (a number's or a date's: the shape gives both one class) is never
+        // bound — SQLite would bind it as NULL, making `x == NaN` into `x IS NULL` — but
+        // answered as the evaluator answers it: it equals nothing and orders with nothing, so
+        // `== NaN` is false for every row, `!= NaN` true, a range false, and an `IN` list's
+        // NaN matches no row. String operators never meet one (validation refuses a number).
+        if case .constant(let value) = c.right, value.isNaN {
+            switch c.op {
+            case .equal: return "0"
+            case .notEqual: return "1"
+            case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual: return "0"
+            default: throw Unsupported()
+            }
         }
         switch c.op {
         case .equal, .notEqual:
@@ -439,9 +449,23 @@ struct SQLiteQueryCompiler {
             let excludesNaN = (c.op == .greaterThan || c.op == .greaterThanOrEqual) && (type == .double || type == .float || type == .date)
             return "(\(expression) IS NOT NULL AND \(expression) \(c.op.rawValue) \(bind(value, .leaf(rightLeaf)))\(collate)\(excludesNaN ? " AND \(expression) < X''" : ""))"
         case .in:
-            guard case .list(let items) = c.right, c.options.isEmpty || !isString else { throw Unsupported() }
+            guard case .list(let items) = c.right else { throw Unsupported() }
             let values = try items.map(constant)
-            let present = zip(values, Self.itemLeaves(items, from: rightLeaf)).filter { !$0.0.isNull }
+            if isString && !c.options.isEmpty {
+                // Each string through og_text, as `==` with options; nil matches a missing value.
+                guard !nonNull else { throw Unsupported() }
+                var parts: [String] = []
+                for (value, leaf) in zip(values, Self.itemLeaves(items, from: rightLeaf)) {
+                    switch value {
+                    case .null: parts.append("(\(expression) IS NULL)")
+                    case .string: parts.append("COALESCE(og_text(\(SQLiteFunctions.opcode(.equal)), \(c.options.rawValue), \(expression), \(bind(value, .leaf(leaf)))), 0)")
+                    default: throw Unsupported()
+                    }
+                }
+                return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+            }
+            // (A NaN item matches no row: left out, as the class of its leaf says.)
+            let present = zip(values, Self.itemLeaves(items, from: rightLeaf)).filter { !$0.0.isNull && !$0.0.isNaN }
             if nonNull {
                 return present.isEmpty ? "0" : "(\(expression)\(collate) IN (\(present.map { bind($0.0, .leaf($0.1)) }.joined(separator: ", "))))"
             }
@@ -449,13 +473,20 @@ struct SQLiteQueryCompiler {
             if !present.isEmpty {
                 parts.append("(\(expression) IS NOT NULL AND \(expression)\(collate) IN (\(present.map { bind($0.0, .leaf($0.1)) }.joined(separator: ", "))))")
             }
-            if present.count != values.count { parts.append("(\(expression) IS NULL)") }
+            if values.contains(where: \.isNull) { parts.append("(\(expression) IS NULL)") }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
         case .between:
-            guard case .list(let items) = c.right, items.count == 2, c.options.isEmpty || !isString else { throw Unsupported() }
+            guard case .list(let items) = c.right, items.count == 2 else { throw Unsupported() }
             let low = try constant(items[0]), high = try constant(items[1])
-            if low.isNull || high.isNull { return "0" }
+            if low.isNull || high.isNull || low.isNaN || high.isNaN { return "0" }
             let leaves = Self.itemLeaves(items, from: rightLeaf)
+            if isString && !c.options.isEmpty {
+                guard !nonNull else { throw Unsupported() }
+                func test(_ op: ComparisonOperator, _ bound: AttributeValue, _ leaf: Int) -> String {
+                    "COALESCE(og_text(\(SQLiteFunctions.opcode(op)), \(c.options.rawValue), \(expression), \(bind(bound, .leaf(leaf)))), 0)"
+                }
+                return "(\(test(.greaterThanOrEqual, low, leaves[0])) AND \(test(.lessThanOrEqual, high, leaves[1])))"
+            }
             if nonNull { return "(\(expression) BETWEEN \(bind(low, .leaf(leaves[0])))\(collate) AND \(bind(high, .leaf(leaves[1])))\(collate))" }
             return "(\(expression) IS NOT NULL AND \(expression) >= \(bind(low, .leaf(leaves[0])))\(collate) AND \(expression) <= \(bind(high, .leaf(leaves[1])))\(collate))"
         case .beginsWith, .endsWith, .contains, .like, .matches:

@@ -268,15 +268,43 @@ struct SQLitePushdownTests {
     @Test("what SQL cannot express exactly is left to the shared layer, with the same answer")
     func fallback() throws {
         let (container, store, model) = try Self.store()
-        let messages = try model.requireEntity("Message")
-        // IN with [c] on strings is not compiled.
-        let predicate = FetchPredicate.comparison(PredicateComparison(.keyPath("text"), .in, .list([.constant("a"), .constant("X")]), options: [.caseInsensitive]))
-        let raw = try store.fetch(StoreFetchRequest(entity: messages, predicate: predicate))
-        #expect(!raw.applied.contains(.predicate), "IN[c] is left to the shared layer")
+        let chats = try model.requireEntity("Chat")
+        // A decimal compared with NaN is not compiled.
+        let predicate = FetchPredicate.key("budget") != Double.nan
+        let raw = try store.fetch(StoreFetchRequest(entity: chats, predicate: predicate))
+        #expect(!raw.applied.contains(.predicate), "a decimal against NaN is left to the shared layer")
         let context = container.newBackgroundContext()
         try context.performAndWait {
-            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Message", predicate: predicate, sortKeys: [SortKey("text")]))
-            #expect(try found.map { try $0.value(forKey: "text") as? String } == ["A", "x"])
+            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: predicate, sortKeys: [SortKey("title")]))
+            #expect(try found.map { try $0.value(forKey: "title") as? String } == ["emile", "zed", "Émile"], "every budget differs from NaN")
+        }
+    }
+
+    @Test("IN and BETWEEN with [c]/[d] and comparisons with NaN run in SQL, as in the shared evaluator")
+    func optionsAndNaNInSQL() throws {
+        let (container, store, model) = try Self.store()
+        let messages = try model.requireEntity("Message")
+        let chats = try model.requireEntity("Chat")
+        func folded(_ op: ComparisonOperator, _ items: [AttributeValue], _ options: StringComparisonOptions) -> FetchPredicate {
+            .comparison(PredicateComparison(.keyPath("text"), op, .list(items.map(PredicateOperand.constant)), options: options))
+        }
+        let cases: [(EntityDescription, FetchPredicate, String, [String])] = [
+            (messages, folded(.in, ["a", "X"], [.caseInsensitive]), "text", ["A", "x"]),
+            (messages, folded(.between, ["b", "C"], [.caseInsensitive]), "text", ["b", "c"]),
+            (chats, .comparison(PredicateComparison(.keyPath("title"), .in, .list([.constant("EMILE"), .constant(nil)]), options: [.caseInsensitive, .diacriticInsensitive])), "title", ["emile", "Émile"]),
+            (messages, .key("rank") == Double.nan, "text", []),
+            (messages, .key("rank") != Double.nan, "text", ["A", "b", "c", "x"]),
+            (messages, .key("rank") < Double.nan, "text", []),
+            (messages, .comparison(PredicateComparison(.keyPath("rank"), .in, .list([.constant(.double(.nan)), .constant(2)]))), "text", ["c"]),
+        ]
+        let context = container.newBackgroundContext()
+        for (entity, predicate, key, expected) in cases {
+            let answer = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
+            #expect(answer.applied == .all, "\(predicate) runs in SQL")
+            let found = try context.performAndWait {
+                try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name, predicate: predicate, sortKeys: [SortKey(key)])).map { try $0.value(forKey: key) as? String }
+            }
+            #expect(found == expected, "\(predicate)")
         }
     }
 
