@@ -27,7 +27,12 @@ extension FetchScenarios {
                 for index in 0..<600 {
                     let entity = index % 2 == 0 ? "AllTypes" : "IndexedTypes"
                     var request = FetchRequest<ManagedObject>(entityName: entity, predicate: generator.allTypes(&random, depth: 0))
-                    if random.next(3) == 0 { request.sortKeys = generator.allTypesSort(&random) }
+                    if random.next(3) == 0 {
+                        request.sortKeys = generator.allTypesSort(&random)
+                        // A page of the sorted answer: ties are broken alike (by primary key,
+                        // the order the objects were inserted in), so the same objects.
+                        if random.next(2) == 0 { request.fetchLimit = 1 + random.next(8); request.fetchOffset = random.next(6) }
+                    }
                     requests.append((request, entity))
                 }
                 for _ in 0..<300 {
@@ -62,6 +67,9 @@ extension FetchScenarios {
                     // Objects that tie on every key may come in either order; their keys may not.
                     let keys = try objects.map { try sortValues($0, request.sortKeys) }
                     try check(keys == pendingKeys[index], "\(what): the store's order \(keys) differs from the evaluator's \(pendingKeys[index])")
+                    if request.fetchLimit > 0 {
+                        try check(stored == expected[index], "\(what), limit \(request.fetchLimit) offset \(request.fetchOffset): the store's page differs from the evaluator's")
+                    }
                     try checkEqual(try fresh.count(for: request), pendingCounts[index], "count(for:) of \(what)")
                 }
                 for (request, rows) in zip(dictionaryRequests, pendingRows) {
