@@ -289,10 +289,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard let entity = model.entity(for: id) else {
             ManagedObject.trap("object ID \(id) names entity \(id.entityName), which the model does not have")
         }
-        let object = entity.managedClass.init(entity: entity, insertInto: nil)
+        // (The entity moved in: kept to the end of the scope, across the call below, it was
+        // retained once more per fault, an atomic update.)
+        let managedClass = entity.managedClass
+        let object = managedClass.init(entity: consume entity, insertInto: nil)
         // An initializer override that set values gave them to an object not inserted yet
         // (see ManagedObject+Uninserted.swift); a fault's values are the store's.
-        if !object.isFaultStorage { object.turnIntoFault() }
+        if _slowPath(!object.isFaultStorage) { ManagedObject.refault(object) }
         object.objectID = id
         object.contextStorage = self
         return object
@@ -441,7 +444,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.isInaccessibleStorage = false
         if !keepsValues {
             object.attributeValues = AttributeValues(entity.defaultValues)
-            object.changedAttributeSlots = []
+            if !object.changedAttributeSlots.isEmpty { object.changedAttributeSlots = SlotSet() }
         }
         // (An object whose context is gone may still say what it was there.)
         object.isUpdatedStorage = false

@@ -239,13 +239,12 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// ``check(_:)``, except that with `lenient` an integer outside the attribute's width is
     /// kept as it is, for validation to report at save (a thrown error) where a typed setter,
     /// which cannot throw, would otherwise stop the process.
+    @inline(__always)
     func check(_ value: AttributeValue, lenient: Bool) throws -> AttributeValue {
-        do {
-            return try check(value)
-        } catch let error as ObjectGraphError where lenient {
-            guard case .integer = value, type.integerRange != nil else { throw error }
-            return value
-        }
+        // (An integer for an integer attribute is all `check` could refuse for its width, and
+        // one in range comes back unchanged.)
+        if lenient, case .integer = value, type.integerRange != nil { return value }
+        return try check(value)
     }
 
     static func check(_ value: AttributeValue, type: AttributeType, name: String, entity: String) throws -> AttributeValue {

@@ -62,7 +62,7 @@ final class KeyPathProbe: @unchecked Sendable {
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
         // A prototype must stay a fault for the accessors to ask the probe (an initializer
         // override that set a value gave it values, see ManagedObject+Uninserted.swift).
-        if !object.isFaultStorage { object.turnIntoFault() }
+        if !object.isFaultStorage { ManagedObject.refault(object) }
         prototypes[entity.name] = object
         Self.registry.withLock { $0[ObjectIdentifier(object)] = self }
         return object

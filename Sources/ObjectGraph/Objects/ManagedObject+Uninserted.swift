@@ -24,6 +24,14 @@ extension ManagedObject {
         isFaultStorage = false
     }
 
+    /// Turns an object the framework is making into a fault or a key-path probe's prototype
+    /// back into a fault: an initializer override set a value, which gave it values. (Out of
+    /// line: the fault path only tests for it.)
+    @inline(never)
+    static func refault(_ object: ManagedObject) {
+        object.turnIntoFault()
+    }
+
     /// An attribute's stored value on an object not inserted yet.
     final func uninsertedAttribute(_ attribute: AttributeDescription) -> AttributeValue {
         materializeUninsertedValues()
