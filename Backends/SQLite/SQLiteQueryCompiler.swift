@@ -419,7 +419,7 @@ struct SQLiteQueryCompiler {
         // answered as the evaluator answers it: it equals nothing and orders with nothing, so
         // `== NaN` is false for every row, `!= NaN` true, a range false, and an `IN` list's
         // NaN matches no row. String operators never meet one (validation refuses a number).
-        if case .constant(let value) = c.right, value.isNaN {
+        if case .constant(let value) = c.right, Self.isNaNOfItsOwnClass(value) {
             switch c.op {
             case .equal: return "0"
             case .notEqual: return "1"
@@ -453,7 +453,7 @@ struct SQLiteQueryCompiler {
             let values = try items.map(constant)
             if isString && !c.options.isEmpty {
                 // Each string through og_text, as `==` with options; nil matches a missing value.
-                guard !nonNull else { throw Unsupported() }
+                guard !nonNull, items.count <= Self.maximumListItems else { throw Unsupported() }
                 var parts: [String] = []
                 for (value, leaf) in zip(values, Self.itemLeaves(items, from: rightLeaf)) {
                     switch value {
@@ -465,7 +465,7 @@ struct SQLiteQueryCompiler {
                 return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
             }
             // (A NaN item matches no row: left out, as the class of its leaf says.)
-            let present = zip(values, Self.itemLeaves(items, from: rightLeaf)).filter { !$0.0.isNull && !$0.0.isNaN }
+            let present = zip(values, Self.itemLeaves(items, from: rightLeaf)).filter { !$0.0.isNull && !Self.isNaNOfItsOwnClass($0.0) }
             if nonNull {
                 return present.isEmpty ? "0" : "(\(expression)\(collate) IN (\(present.map { bind($0.0, .leaf($0.1)) }.joined(separator: ", "))))"
             }
@@ -478,7 +478,7 @@ struct SQLiteQueryCompiler {
         case .between:
             guard case .list(let items) = c.right, items.count == 2 else { throw Unsupported() }
             let low = try constant(items[0]), high = try constant(items[1])
-            if low.isNull || high.isNull || low.isNaN || high.isNaN { return "0" }
+            if low.isNull || high.isNull || Self.isNaNOfItsOwnClass(low) || Self.isNaNOfItsOwnClass(high) { return "0" }
             let leaves = Self.itemLeaves(items, from: rightLeaf)
             if isString && !c.options.isEmpty {
                 guard !nonNull else { throw Unsupported() }
@@ -502,9 +502,11 @@ struct SQLiteQueryCompiler {
     /// NULL, a NaN or a number of another kind fares as there.
     private mutating func compareDecimal(_ expression: String, _ c: PredicateComparison, rightLeaf: Int) throws -> String {
         func operand(_ item: PredicateOperand, leaf: Int) throws -> String {
-            // (A NaN is left to the shared layer, as in `compare`: the shape gives a NaN double
-            // and a NaN date one class.)
-            guard case .constant(let value) = item, !value.isNaN else { throw Unsupported() }
+            // A NaN double or date is left to the shared layer, as in `compare` (the shape gives
+            // both one class, 10). A decimal NaN is bound as any decimal — its text, "NaN", which
+            // `og_decimal` reads — since the shape gives every decimal one class (review: a
+            // refused decimal NaN and a compiled decimal of one shape tripped the cache's check).
+            guard case .constant(let value) = item, !Self.isNaNOfItsOwnClass(value) else { throw Unsupported() }
             switch value {
             case .null, .integer, .double, .decimal: return bind(value, .leaf(leaf))
             default: throw Unsupported()
@@ -522,10 +524,33 @@ struct SQLiteQueryCompiler {
         case .in, .between:
             guard case .list(let items) = c.right, c.op == .in || items.count == 2 else { throw Unsupported() }
             if items.isEmpty { return "0" }
+            // SQLite takes at most 127 arguments per function call: a long `IN` list is split
+            // into calls of at most `maximumFunctionItems` items, ORed; a list longer than
+            // `maximumListItems` is left to the shared layer (the list's length is in its shape).
+            guard items.count <= Self.maximumListItems else { throw Unsupported() }
             let operands = try zip(items, Self.itemLeaves(items, from: rightLeaf)).map { try operand($0.0, leaf: $0.1) }
-            return "og_decimal(\(opcode), \(expression), \(operands.joined(separator: ", ")))"
+            let calls = stride(from: 0, to: operands.count, by: Self.maximumFunctionItems).map { start in
+                "og_decimal(\(opcode), \(expression), \(operands[start..<min(start + Self.maximumFunctionItems, operands.count)].joined(separator: ", ")))"
+            }
+            return calls.count == 1 ? calls[0] : "(" + calls.joined(separator: " OR ") + ")"
         case .beginsWith, .endsWith, .contains, .like, .matches:
             throw Unsupported()
+        }
+    }
+
+    /// Items of one `og_decimal` call: SQLite refuses a function call of more than 127 arguments.
+    private static let maximumFunctionItems = 100
+    /// Items of an `IN` list compiled as ORed tests (`og_decimal` calls, or `og_text` tests with
+    /// options): SQLite refuses an expression nested 1,000 deep, and each OR nests one level.
+    private static let maximumListItems = 500
+
+    /// Whether `value` is a NaN double or date: the constants the query shape gives a class of
+    /// their own (10). A decimal NaN is not one: it shares every decimal's class.
+    private static func isNaNOfItsOwnClass(_ value: AttributeValue) -> Bool {
+        switch value {
+        case .double(let d): return d.isNaN
+        case .date(let d): return d.timeIntervalSinceReferenceDate.isNaN
+        default: return false
         }
     }
 

@@ -308,6 +308,39 @@ struct SQLitePushdownTests {
         }
     }
 
+    /// Found by review: an `IN` list of more than 126 decimals made one `og_decimal` call of
+    /// too many arguments, an `IN[c]` list of 1,000 strings an expression nested too deep (both
+    /// failed the fetch), and a decimal NaN was refused where other decimals of its shape
+    /// compiled (the cached query then did not fit, an assertion in debug builds).
+    @Test("long IN lists of decimals or with options, and decimal NaN, answer as the evaluator")
+    func longListsAndDecimalNaN() throws {
+        let (container, store, model) = try Self.store()
+        let chats = try model.requireEntity("Chat")
+        func decimals(_ count: Int) -> FetchPredicate {
+            .comparison(PredicateComparison(.keyPath("budget"), .in, .list((0..<count).map { .constant(.decimal(Decimal($0 + 2))) })))
+        }
+        let compiled = try store.fetch(StoreFetchRequest(entity: chats, predicate: decimals(200)))
+        #expect(compiled.applied == .all, "200 decimals run in SQL, in calls of at most 100")
+        #expect(compiled.objectIDs.compactMap(\.primaryKey) == [1], "Émile's budget, 3, is in the list")
+        let strings = FetchPredicate.comparison(PredicateComparison(
+            .keyPath("text"), .in, .list((0..<1_000).map { .constant(.string("T\($0)")) } + [.constant("B")]), options: [.caseInsensitive]))
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Chat", predicate: decimals(600))) == 1)
+            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Message", predicate: strings))
+            #expect(try found.map { try $0.value(forKey: "text") as? String } == ["b"], "1,001 strings, left to the shared layer")
+            // One shape, a decimal NaN and a decimal, in both orders: the same compiled query.
+            for constants in [[Decimal.nan, Decimal(2)], [Decimal(2), Decimal.nan]] {
+                for constant in constants {
+                    let predicate = FetchPredicate.comparison(PredicateComparison(.keyPath("budget"), .lessThan, .constant(.decimal(constant))))
+                    let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Chat", predicate: predicate, sortKeys: [SortKey("title")]))
+                    // Budgets: Émile 3, emile 1, zed 0; nothing is below NaN.
+                    #expect(try found.map { try $0.value(forKey: "title") as? String } == (constant.isNaN ? [] : ["emile", "zed"]), "budget < \(constant)")
+                }
+            }
+        }
+    }
+
     @Test("two attributes compared with each other run in SQL, by the evaluator's rules")
     func attributesAgainstAttributes() throws {
         let (container, store, model) = try Self.store()
