@@ -24,7 +24,7 @@ struct RandomPredicates {
         switch kind {
         case .integer: return [.null, .integer(-3), .integer(0), .integer(1), .integer(2), .integer(7), .integer(300)]
         case .real: return [.null, .double(-1.5), .double(-0.0), .double(0), .double(0.5), .double(2), .double(1e10), .double(.infinity), .double(-.infinity), .double(.nan), .double(.leastNonzeroMagnitude)]
-        case .decimal: return [.null, .decimal(0), .decimal(Decimal(string: "1.5")!), .decimal(-2.25), .decimal(10)]
+        case .decimal: return [.null, .decimal(0), .decimal(Decimal(string: "1.5")!), .decimal(-2.25), .decimal(10), .decimal(.nan)]
         case .string: return [.null] + strings.map { .string($0) }
         case .bool: return [.null, .bool(true), .bool(false)]
         case .date: return [.null] + [0, 100, -100, 1e6].map { .date(reference.addingTimeInterval($0)) }
@@ -125,7 +125,9 @@ struct RandomPredicates {
         func constant() -> PredicateOperand { .constant(pool[random.next(pool.count)]) }
         switch random.next(kind == .string ? 6 : 4) {
         case 0:
-            let count = 1 + random.next(3)
+            // Mostly short lists; now and then one longer than a store may put in one
+            // expression (hundreds of items, repeats included).
+            let count = random.next(10) == 0 ? 100 + random.next(700) : 1 + random.next(3)
             return comparison(.keyPath(key), .in, .list((0..<count).map { _ in constant() }), kind: kind, &random)
         case 1 where Self.isOrdered(kind):
             let bounds = [pool[random.next(pool.count)], pool[random.next(pool.count)]].map(PredicateOperand.constant)
