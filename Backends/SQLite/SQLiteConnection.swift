@@ -117,6 +117,15 @@ final class SQLiteConnection: @unchecked Sendable {
 
 /// A prepared statement: bind values by position, step through rows, read columns.
 final class SQLiteStatement {
+    /// The decimal a decimal column's text holds (written as its `description`); `nil` for
+    /// text that is none. Read here and by the SQL functions (``SQLiteFunctions``), so both
+    /// see the same values. (A NaN is stored as "NaN", which `Decimal(string:)` does not read.)
+    static func storedDecimal(_ text: String) -> Decimal? {
+        text == "NaN" ? Decimal.nan : Decimal(string: text, locale: posix)
+    }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
     private let raw: OpaquePointer
     private unowned let connection: SQLiteConnection
     let sql: String
@@ -365,9 +374,8 @@ final class SQLiteStatement {
             return .date(Date(timeIntervalSinceReferenceDate: storedNaNOrNumber(column) ?? value))
         case .string: return string(column).map { .string($0) } ?? .null
         case .decimal:
-            // (A NaN is stored as its description, "NaN", which `Decimal(string:)` does not read.)
             guard let text = string(column) else { return .null }
-            guard let value = text == "NaN" ? Decimal.nan : Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return parseFailure(column) }
+            guard let value = Self.storedDecimal(text) else { return parseFailure(column) }
             return .decimal(value)
         case .uuid:
             guard let text = string(column) else { return .null }

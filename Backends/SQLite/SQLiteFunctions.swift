@@ -77,8 +77,7 @@ enum SQLiteFunctions {
 
     /// A decimal's stored text as the store reads it (see ``number(_:)``).
     static func decimal(_ text: String) -> AttributeValue {
-        if text == "NaN" { return .decimal(.nan) }
-        return Decimal(string: text, locale: posix).map { .decimal($0) } ?? .null
+        SQLiteStatement.storedDecimal(text).map { .decimal($0) } ?? .null
     }
 
     /// ``decimal(_:)`` of the text a collation is handed.
@@ -87,7 +86,6 @@ enum SQLiteFunctions {
         return decimal(String(decoding: UnsafeRawBufferPointer(start: pointer, count: Int(length)), as: UTF8.self))
     }
 
-    private static let posix = Locale(identifier: "en_US_POSIX")
 
     static func opcode(_ op: ComparisonOperator) -> Int64 { Int64(operators.firstIndex(of: op) ?? 0) }
 

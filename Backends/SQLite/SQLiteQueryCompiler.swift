@@ -446,7 +446,7 @@ struct SQLiteQueryCompiler {
             // A stored NaN is a blob (see `SQLiteStatement.bindNaN`), above every number: an
             // upper bound of the least blob keeps it out of `>` and `>=`, as NaN compares with
             // nothing. (`<`, `<=` and BETWEEN's upper bound exclude blobs already.)
-            let excludesNaN = (c.op == .greaterThan || c.op == .greaterThanOrEqual) && (type == .double || type == .float || type == .date)
+            let excludesNaN = (c.op == .greaterThan || c.op == .greaterThanOrEqual) && Self.mayHoldNaN(type)
             return "(\(expression) IS NOT NULL AND \(expression) \(c.op.rawValue) \(bind(value, .leaf(rightLeaf)))\(collate)\(excludesNaN ? " AND \(expression) < X''" : ""))"
         case .in:
             guard case .list(let items) = c.right else { throw Unsupported() }
@@ -579,11 +579,11 @@ struct SQLiteQueryCompiler {
         let collate = family == .string || family == .uri ? " COLLATE OG_NATURAL" : ""
         // An upper bound of the least blob keeps a stored NaN out (see `compare`).
         func numeric(_ expression: String, _ type: AttributeType) -> String {
-            [.double, .float, .date].contains(type) ? " AND \(expression) < X''" : ""
+            Self.mayHoldNaN(type) ? " AND \(expression) < X''" : ""
         }
         switch c.op {
         case .equal, .notEqual:
-            let nan = [.double, .float, .date].contains(typeA) ? " AND (\(a) IS NULL OR \(a) < X'')" : ""
+            let nan = Self.mayHoldNaN(typeA) ? " AND (\(a) IS NULL OR \(a) < X'')" : ""
             let equal = "(\(a) IS \(b)\(collate)\(nan))"
             return c.op == .equal ? equal : "(NOT \(equal))"
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
@@ -625,9 +625,10 @@ struct SQLiteQueryCompiler {
         }
     }
 
-    private static func isNumber(_ type: AttributeType) -> Bool {
-        [.integer16, .integer32, .integer64, .double, .float].contains(type)
-    }
+    private static func isNumber(_ type: AttributeType) -> Bool { ColumnFamily(type) == .number }
+
+    /// Whether a column of `type` may hold a NaN, stored as a blob (see `SQLiteStatement.bindNaN`).
+    private static func mayHoldNaN(_ type: AttributeType) -> Bool { type == .double || type == .float || type == .date }
 
     /// Whether `operand` is a decimal constant, or a list holding one.
     private static func namesDecimal(_ operand: PredicateOperand) -> Bool {

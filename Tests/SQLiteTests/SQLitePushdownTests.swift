@@ -297,15 +297,24 @@ struct SQLitePushdownTests {
             (messages, .key("rank") < Double.nan, "text", []),
             (messages, .comparison(PredicateComparison(.keyPath("rank"), .in, .list([.constant(.double(.nan)), .constant(2)]))), "text", ["c"]),
         ]
-        let context = container.newBackgroundContext()
         for (entity, predicate, key, expected) in cases {
-            let answer = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
-            #expect(answer.applied == .all, "\(predicate) runs in SQL")
-            let found = try context.performAndWait {
-                try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name, predicate: predicate, sortKeys: [SortKey(key)])).map { try $0.value(forKey: key) as? String }
-            }
-            #expect(found == expected, "\(predicate)")
+            try Self.expectInSQL(predicate, on: entity, store, container, key: key, answers: expected)
         }
+    }
+
+    /// Checks that `store` runs `predicate` on `entity` in SQL, and that a context's fetch of it
+    /// answers the values of `key`, sorted by it, that `answers` lists.
+    static func expectInSQL(
+        _ predicate: FetchPredicate, on entity: EntityDescription, _ store: any PersistentStore, _ container: PersistentContainer,
+        key: String, answers expected: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let answer = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
+        #expect(answer.applied == .all, "\(predicate) runs in SQL", sourceLocation: sourceLocation)
+        let context = container.newBackgroundContext()
+        let found = try context.performAndWait {
+            try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name, predicate: predicate, sortKeys: [SortKey(key)])).map { try $0.value(forKey: key) as? String }
+        }
+        #expect(found == expected, "\(predicate)", sourceLocation: sourceLocation)
     }
 
     /// Found by review: an `IN` list of more than 126 decimals made one `og_decimal` call of
@@ -356,16 +365,8 @@ struct SQLitePushdownTests {
             (chats, "title == title", ["emile", "zed", "Émile"]),
             (messages, "rank != rank", []),  // nil equals nil, as in the evaluator
         ]
-        let context = container.newBackgroundContext()
         for (entity, format, expected) in cases {
-            let predicate = try FetchPredicate(format: format)
-            let answer = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate))
-            #expect(answer.applied == .all, "\(format) runs in SQL")
-            let key = entity.name == "Chat" ? "title" : "text"
-            let found = try context.performAndWait {
-                try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name, predicate: predicate, sortKeys: [SortKey(key)])).map { try $0.value(forKey: key) as? String }
-            }
-            #expect(found == expected, "\(format)")
+            try Self.expectInSQL(try FetchPredicate(format: format), on: entity, store, container, key: entity.name == "Chat" ? "title" : "text", answers: expected)
         }
     }
 
