@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "LMDBTests",
             dependencies: [
-                "ObjectGraph", "ObjectGraphLMDB", "ObjectGraphInMemory", "CLMDB",
+                "ObjectGraph", "ObjectGraphLMDB", "ObjectGraphInMemory", "ObjectGraphConformance", "CLMDB",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Tests/LMDBTests"

@@ -136,15 +136,27 @@ extension LMDBStore {
         StoreError(.corrupt, "the row with key \(pk) in \(url.path) is damaged or of an unknown format")
     }
 
-    /// Decodes a member entry (key and entity code) into an ID.
-    func memberID(_ bytes: UnsafeRawBufferPointer) throws -> ObjectID {
+    /// Decodes a member entry (key and entity code) into an ID; with `allowed`, an entry of an
+    /// entity outside those codes is damage, like a short one (a member of the wrong entity
+    /// reached the context, where unlinking it from its inverse indexed past its entity's
+    /// relationships: the fuzz test).
+    func memberID(_ bytes: UnsafeRawBufferPointer, allowed: EntityCodes? = nil, of relationship: RelationshipDescription? = nil) throws -> ObjectID {
         var reader = ByteReader(bytes)
         do {
             let pk = try reader.orderedInt64()
-            return try codec.namespace(try reader.u16()).objectID(primaryKey: pk)
+            let code = try reader.u16()
+            let namespace = try codec.namespace(code)
+            guard allowed?.contains(code) ?? true else { throw ByteReader.Truncated() }
+            return namespace.objectID(primaryKey: pk)
         } catch {
-            throw StoreError(.corrupt, "a relationship entry in \(url.path) is damaged")
+            let name = relationship.map { " of \($0.entityName).\($0.name)" } ?? ""
+            throw StoreError(.corrupt, "a relationship entry\(name) in \(url.path) is damaged")
         }
+    }
+
+    /// The entity codes the members of `relationship` may have: its destination's hierarchy.
+    func memberCodes(_ relationship: RelationshipDescription) -> EntityCodes {
+        layout.codes(of: model.destinationEntity(of: relationship), includesSubentities: true)
     }
 
     /// The members of `relationship` of the row with key `pk`, in order: a range scan of the
@@ -152,17 +164,18 @@ extension LMDBStore {
     func members(_ relationship: RelationshipDescription, of pk: Int64, in txn: LMDBTransaction) throws -> [ObjectID] {
         guard let dbi = handles.members(of: relationship) else { return [] }
         let offset = LMDBLayout.memberOffset(relationship)
-        return try txn.withCursor(dbi) { cursor in try members(of: pk, at: cursor, offset: offset) }
+        let allowed = memberCodes(relationship)
+        return try txn.withCursor(dbi) { cursor in try members(of: pk, at: cursor, offset: offset, allowed: allowed, relationship) }
     }
 
     /// The duplicates under key `pk`, read with `cursor` (on a members database whose entries
     /// hold the member key at `offset`), which may serve many keys in turn.
-    private func members(of pk: Int64, at cursor: LMDBCursor, offset: Int) throws -> [ObjectID] {
+    private func members(of pk: Int64, at cursor: LMDBCursor, offset: Int, allowed: EntityCodes, _ relationship: RelationshipDescription) throws -> [ObjectID] {
         guard var entry = try cursor.position(MDB_SET_KEY, primaryKey: pk) else { return [] }
         var result: [ObjectID] = []
         result.reserveCapacity(try cursor.duplicateCount())
         while true {
-            result.append(try memberID(offset == 0 ? entry.value : UnsafeRawBufferPointer(rebasing: entry.value.dropFirst(offset))))
+            result.append(try memberID(offset == 0 ? entry.value : UnsafeRawBufferPointer(rebasing: entry.value.dropFirst(offset)), allowed: allowed, of: relationship))
             guard let next = try cursor.move(MDB_NEXT_DUP) else { return result }
             entry = next
         }
@@ -197,10 +210,11 @@ extension LMDBStore {
                 return [[ObjectID]](repeating: [], count: sources.count)
             }
             let offset = LMDBLayout.memberOffset(relationship)
+            let allowed = memberCodes(relationship)
             return try txn.withCursor(dbi) { cursor in
                 try sources.map { source in
                     guard codec.owns(source), let pk = source.primaryKey else { return [] }
-                    return try members(of: pk, at: cursor, offset: offset)
+                    return try members(of: pk, at: cursor, offset: offset, allowed: allowed, relationship)
                 }
             }
         }

@@ -260,8 +260,10 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         }
         let counterKey = Array("pk:\(rootEntity)".utf8)
         let block = try environment.write { txn -> Range<Int64> in
+            // Keys start at 1: a counter below that (damaged) is passed over as the SQLite
+            // store's is, where it made the spare block's end overflow (the fuzz test).
             var first: Int64 = 1
-            if let stored = try txn.get(handles.metadata, counterKey) { first = try PrimaryKeyBytes.decode(stored) }
+            if let stored = try txn.get(handles.metadata, counterKey) { first = max(first, try PrimaryKeyBytes.decode(stored)) }
             if let last = try txn.withCursor(rows, { try $0.move(MDB_LAST) }) {
                 first = max(first, try PrimaryKeyCounter.end(from: try PrimaryKeyBytes.decode(last.key), count: 1, rootEntity: rootEntity, location: url.path))
             }

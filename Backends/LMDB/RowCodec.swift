@@ -43,6 +43,14 @@ struct RowCodec {
     /// row's check is a comparison per value (see ``read(_:kind:)``).
     let kinds: [UInt8]
     private let kindStarts: [Int]
+    /// What each to-one slot may point at, for every entity code in turn (entity `code`'s slots
+    /// start at `toOneStarts[code]`): the codes below 64 of its destination's hierarchy as bits,
+    /// and the destination itself for other codes and for references by name. A reference to
+    /// anything else is damage — a typed accessor would stop the process on it, and deleting
+    /// the row would unlink it from a relationship its entity does not have (the fuzz test).
+    private let targetBits: [UInt64]
+    private let targetEntities: [EntityDescription?]
+    private let toOneStarts: [Int]
 
     private struct Shape {
         var attributes: Int
@@ -75,7 +83,24 @@ struct RowCodec {
         }
         self.kinds = kinds
         toOnePositions = entities.map { entity in Self.positions(entity?.toOneRelationships.map(\.isTransient) ?? []) }
+        var targets: [EntityDescription?] = []
+        toOneStarts = entities.map { entity in
+            defer { targets += (entity?.toOneRelationships ?? []).map { layout.model.destination(of: $0) } }
+            return targets.count
+        }
+        targetEntities = targets
+        let layoutCodes = layout.codes
+        targetBits = targets.map { destination in
+            (destination?.hierarchyNames ?? []).reduce(0) { bits, name in
+                guard let code = layoutCodes[name], code < 64 else { return bits }
+                return bits | 1 << UInt64(code)
+            }
+        }
     }
+
+    /// The index of entity `code`'s to-one `slot` among ``targetBits`` (for ``readReference(_:target:)``).
+    @inline(__always)
+    func target(_ code: UInt16, slot: Int) -> Int { toOneStarts[Int(code)] + slot }
 
     /// Each slot's position among the stored ones (-1 for a transient slot); empty when no
     /// slot is transient.
@@ -190,17 +215,30 @@ struct RowCodec {
         writer.orderedInt64(pk)
     }
 
-    func readReference(_ reader: inout ByteReader) throws -> ObjectID? {
+    /// Reads a to-one reference of the slot at `target` (see ``target(_:slot:)``); one naming an
+    /// entity outside the slot's destination is damage.
+    func readReference(_ reader: inout ByteReader, target: Int) throws -> ObjectID? {
         switch try reader.u8() {
         case 0: return nil
         case 1:
-            let namespace = try namespace(try reader.u16())
+            let code = try reader.u16()
+            let namespace = try namespace(code)
+            guard code < 64 ? targetBits[target] & 1 << UInt64(code) != 0 : isTarget(layout.entityNames[Int(code)], target) else {
+                throw ByteReader.Truncated()
+            }
             return namespace.objectID(primaryKey: try reader.orderedInt64())
         case 2:
             let name = try reader.string()
+            guard isTarget(name, target) else { throw ByteReader.Truncated() }
             return ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: try reader.orderedInt64())
         default: throw ByteReader.Truncated()
         }
+    }
+
+    /// Whether entity `name` is the destination of the to-one at `target`, or one of its sub-entities.
+    @inline(never)
+    private func isTarget(_ name: String, _ target: Int) -> Bool {
+        targetEntities[target]?.hierarchyNames.contains(name) ?? false
     }
 
     /// The concrete entity of an encoded row, without decoding the rest.
@@ -264,7 +302,7 @@ struct RowCodec {
         }
         let toOneCount = Int(try reader.u16())
         if toOneCount == 1 && shape.toOne == 1 && shape.storedToOne == 1 {
-            return (namespace.objectID(primaryKey: primaryKey), version, ToOneValues(single: try readReference(&reader)))
+            return (namespace.objectID(primaryKey: primaryKey), version, ToOneValues(single: try readReference(&reader, target: target(code, slot: 0))))
         }
         return (namespace.objectID(primaryKey: primaryKey), version, try readToOne(&reader, toOneCount, format: format, code: code, shape: shape))
     }
@@ -324,7 +362,8 @@ struct RowCodec {
         }
         var toOne = ToOneValues()
         toOne.reserveCapacity(count)
-        for _ in 0..<count { toOne.append(try readReference(&reader)) }
+        let first = target(code, slot: 0)
+        for slot in 0..<count { toOne.append(try readReference(&reader, target: first + slot)) }
         return toOne
     }
 
@@ -335,10 +374,11 @@ struct RowCodec {
         let positions = try mappedSlots(count, format: format, all: shape.toOne, stored: shape.storedToOne, positions: toOnePositions, code: code)
         var toOne = ToOneValues()
         toOne.reserveCapacity(shape.toOne)
+        let first = target(code, slot: 0)
         if let positions {
-            for position in positions { toOne.append(position < 0 ? nil : try readReference(&reader)) }
+            for (slot, position) in positions.enumerated() { toOne.append(position < 0 ? nil : try readReference(&reader, target: first + slot)) }
         } else {
-            for _ in 0..<count { toOne.append(try readReference(&reader)) }
+            for slot in 0..<count { toOne.append(try readReference(&reader, target: first + slot)) }
         }
         return toOne
     }

@@ -215,4 +215,57 @@ struct LMDBDamagedStoreTests {
             #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
         }
     }
+
+    @Test("a counter below 1 with no rows hands out keys from 1, as the SQLite store does, where the spare block's end overflowed and stopped the process (the fuzz test)")
+    func counterBelowOne() throws {
+        let url = try LMDBFixture.temporaryFile()
+        try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)]).close()
+        try Self.put(url, "og:meta", Array("pk:Doc".utf8), Self.key(-(1 << 62)))
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let key = try context.performAndWait {
+            let doc = try context.insertObject(entityName: "Doc")
+            try doc.setValue("first", forKey: "title")
+            try context.save()
+            return doc.objectID.primaryKey
+        }
+        #expect(key == 1)
+    }
+
+    @Test("a member or a to-one naming an entity outside the relationship's destination is refused as damaged (a member of another entity stopped the process when its owner was deleted; a typed accessor would stop on either)", arguments: [true, false])
+    func referenceOutsideDestination(member: Bool) throws {
+        let url = try Self.seededStore()
+        // Entity codes are the entities sorted by name: Doc 0, Label 1, Reply 2.
+        if member {
+            // Doc 1's replies gain an entry naming Doc 1 itself.
+            try Self.put(url, "og:m:Doc.replies", Self.key(1), Self.key(1) + [0, 0])
+        } else {
+            // Reply 1's doc (its row ends with 1 · u16 code · key) names Label 1.
+            var reply = try #require(try Self.get(url, "og:rows:Reply", Self.key(1)))
+            try #require(Array(reply.suffix(11)) == [1, 0, 0] + Self.key(1))
+            reply[reply.count - 10] = 1
+            try Self.put(url, "og:rows:Reply", Self.key(1), reply)
+        }
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let errors = context.performAndWait {
+            var all = FetchRequest<ManagedObject>(entityName: member ? "Doc" : "Reply")
+            all.returnsObjectsAsFaults = false
+            return [
+                #expect(throws: StoreError.self) {
+                    for object in try context.fetch(all) { _ = try object.value(forKey: member ? "replies" : "doc") }
+                },
+                #expect(throws: StoreError.self) {
+                    for object in try context.fetch(all) { context.delete(object) }
+                    try context.save()
+                },
+            ]
+        }
+        for error in errors {
+            #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
+        }
+        if member { #expect(errors.first??.message.contains("Doc.replies") == true, "names the relationship") }
+    }
 }
