@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "BinaryFileTests",
             dependencies: [
-                "ObjectGraph", "ObjectGraphBinaryFile", "ObjectGraphBinaryFileFuzz",
+                "ObjectGraph", "ObjectGraphBinaryFile", "ObjectGraphBinaryFileFuzz", "ObjectGraphConformance",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Tests/BinaryFileTests"
