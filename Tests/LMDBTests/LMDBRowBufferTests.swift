@@ -43,17 +43,20 @@ struct LMDBRowBufferTests {
 
     @Test("a row naming an entity outside the layout by a long name round-trips (it outgrows its reservation)")
     func referenceOutsideTheStore() throws {
+        let farName = String(repeating: "AnEntityOutsideTheLayout", count: 8)
         let model = try ManagedObjectModel { m in
             m.entity("Note") { e in
                 e.attribute("text", .string)
                 e.attribute("data", .binaryData, optional: true)
-                e.toOne("elsewhere", "Note", optional: true)
+                e.toOne("elsewhere", farName, optional: true)
             }
+            m.entity(farName) { e in e.attribute("text", .string) }
         }
-        let layout = LMDBLayout(model: model, entities: model.entities, indexEverything: false)
+        // The layout holds Note alone (as a store of one configuration would).
+        let layout = LMDBLayout(model: model, entities: model.entities.filter { $0.name == "Note" }, indexEverything: false)
         let codec = RowCodec(layout: layout, storeIdentifier: "S")
         // (References name rows of the same store: the coordinator refuses others.)
-        let far = ObjectID(entityName: String(repeating: "AnEntityOutsideTheLayout", count: 8), storeIdentifier: "S", primaryKey: 9)
+        let far = ObjectID(entityName: farName, storeIdentifier: "S", primaryKey: 9)
         let id = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: 1)
         let row = RowSnapshot(objectID: id, version: 3, attributes: [.string("hello"), .data(Data([1, 2, 3]))], toOne: [far])
         var buffer = RowBuffer(capacity: 16)
@@ -63,5 +66,30 @@ struct LMDBRowBufferTests {
         #expect(Array(decoded.attributes) == [.string("hello"), .data(Data([1, 2, 3]))])
         #expect(decoded.toOne[0] == far)
         #expect(decoded.toOne[0]?.entityName == far.entityName)
+    }
+
+    @Test("a reference by name to an entity outside its to-one's destination is refused as damage")
+    func referenceByNameOutsideTheDestination() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Note") { e in
+                e.attribute("text", .string)
+                e.toOne("elsewhere", "Far", optional: true)
+            }
+            m.entity("Far") { e in e.attribute("text", .string) }
+            m.entity("Other") { e in e.attribute("text", .string) }
+        }
+        let layout = LMDBLayout(model: model, entities: model.entities.filter { $0.name == "Note" }, indexEverything: false)
+        let codec = RowCodec(layout: layout, storeIdentifier: "S")
+        let id = ObjectID(entityName: "Note", storeIdentifier: "S", primaryKey: 1)
+        for (name, refused) in [("Far", false), ("Other", true)] {
+            let row = RowSnapshot(objectID: id, version: 1, attributes: [.string("x")], toOne: [ObjectID(entityName: name, storeIdentifier: "S", primaryKey: 2)])
+            var buffer = RowBuffer(capacity: 16)
+            withUnsafePointer(to: row) { codec.encode($0, into: &buffer) }
+            if refused {
+                #expect(throws: (any Error).self, "\(name)") { _ = try codec.decode(buffer.bytes, primaryKey: 1) }
+            } else {
+                #expect(try codec.decode(buffer.bytes, primaryKey: 1).toOne[0]?.entityName == name)
+            }
+        }
     }
 }
