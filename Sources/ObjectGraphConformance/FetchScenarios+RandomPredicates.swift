@@ -87,7 +87,7 @@ extension FetchScenarios {
 
     /// 48 AllTypes objects, every attribute drawn from a small pool with nil in it, and an
     /// IndexedTypes object with the same values for each.
-    private static func insertAllTypes(_ context: ManagedObjectContext, _ random: inout SeededRandom) throws {
+    static func insertAllTypes(_ context: ManagedObjectContext, _ random: inout SeededRandom) throws {
         for _ in 0..<48 {
             let object = try context.insertObject(entityName: "AllTypes")
             let indexed = try context.insertObject(entityName: "IndexedTypes")
@@ -100,7 +100,7 @@ extension FetchScenarios {
     }
 
     /// Classes, subjects and 40 students with random names, ages, classes and subjects.
-    private static func insertSchool(_ context: ManagedObjectContext, _ random: inout SeededRandom) throws {
+    static func insertSchool(_ context: ManagedObjectContext, _ random: inout SeededRandom) throws {
         let classes = RandomPredicates.titles.map { title in
             let schoolClass = SchoolClass(context: context)
             schoolClass.title = title

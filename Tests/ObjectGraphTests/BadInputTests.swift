@@ -67,6 +67,23 @@ struct BadInputTests {
         }
     }
 
+    @Test("a SUBQUERY count compared with text, or through a string operator, is refused as @count is; with numbers and nil it answers")
+    func subqueryCountIsANumber() throws {
+        let (_, context) = try Self.people()
+        try context.performAndWait {
+            for format in ["SUBQUERY(members, $m, $m.age > 0).@count <= '[a-z]+'", "SUBQUERY(members, $m, $m.age > 0).@count IN {1, 'two'}",
+                           "SUBQUERY(members, $m, $m.age > 0).@count BEGINSWITH '2'", "SUBQUERY(members, $m, $m.age > 0).@count == TRUE"] {
+                let request = FetchRequest<ManagedObject>(entityName: "Team", predicate: try FetchPredicate(format: format))
+                #expect(Self.code { _ = try context.fetch(request) } == .invalidFetch, "\(format)")
+                #expect(Self.code { _ = try context.count(for: request) } == .invalidFetch, "\(format) counted")
+            }
+            for (format, count) in [("SUBQUERY(members, $m, $m.age > 0).@count == 2", 1), ("SUBQUERY(members, $m, $m.age > 0).@count BETWEEN {3, 4}", 0),
+                                    ("SUBQUERY(members, $m, $m.age > 0).@count != nil", 1)] {
+                #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Team", predicate: try FetchPredicate(format: format))) == count, "\(format)")
+            }
+        }
+    }
+
     @Test("%f given nil is a parse error")
     func floatPlaceholderWithNil() {
         #expect(throws: PredicateParseError.self) { _ = try FetchPredicate(format: "score > %f", nil) }

@@ -152,6 +152,7 @@ public struct CompiledComparison: Sendable {
             }
             try checkOperand(path, against: right, entity: entity)
         }
+        if case .subqueryCount(let collection, _) = left { try checkCount(collection, against: right) }
         if case .keyPath(let path) = right, path.yieldsMany, op != .in {
             throw ObjectGraphError(.invalidFetch, key: path.path, "a to-many key path on the right needs IN")
         }
@@ -214,6 +215,28 @@ public struct CompiledComparison: Sendable {
                     throw ObjectGraphError(.invalidFetch, key: path.path, "type mismatch: @count is a number, compared with \(constant.kindName)")
                 }
             }
+        }
+    }
+
+    /// A SUBQUERY count is a number, compared as `@count` is: a string operator or a value of
+    /// another kind is refused. (A store that compiled `SUBQUERY(…).@count <= 'text'` compared
+    /// the count with text by its own rules, where the evaluator answered false: the
+    /// predicate soup scenario.)
+    private func checkCount(_ collection: ResolvedKeyPath, against right: CompiledOperand) throws {
+        let what = "SUBQUERY(\(collection.path), …).@count"
+        switch op {
+        case .beginsWith, .endsWith, .like, .matches, .contains:
+            throw ObjectGraphError(.invalidFetch, key: collection.path, "\(op.rawValue) needs a string, but \(what) is a number")
+        default: break
+        }
+        let constants: [AttributeValue]
+        switch right {
+        case .constant(let value): constants = [value]
+        case .list(let items): constants = items.compactMap { if case .constant(let v) = $0 { return v } else { return nil } }
+        default: return
+        }
+        for constant in constants where !Self.compatible(.integer64, constant) {
+            throw ObjectGraphError(.invalidFetch, key: collection.path, "type mismatch: \(what) is a number, compared with a \(constant.kindName) value \(constant)")
         }
     }
 
