@@ -81,7 +81,7 @@ extension FetchScenarios {
     ]
 
     /// The values of `object` that `keys` sort by, as text.
-    private static func sortValues(_ object: ManagedObject, _ keys: [SortKey]) throws -> String {
+    static func sortValues(_ object: ManagedObject, _ keys: [SortKey]) throws -> String {
         try keys.map { "\(try object.value(forKey: $0.keyPath) ?? "nil")" }.joined(separator: "|")
     }
 

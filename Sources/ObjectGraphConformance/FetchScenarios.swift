@@ -6,7 +6,7 @@ import ObjectGraph
 /// requests. Every store must give exactly these answers (the shared evaluator's).
 /// Sorting, paging and pending changes are in FetchScenarios+Results.swift.
 enum FetchScenarios {
-    static let all: [ConformanceScenario] = predicates + results + refetch + differential + randomPredicates + predicateSoup + propertyValues + memberPaths
+    static let all: [ConformanceScenario] = predicates + results + refetch + differential + randomPredicates + predicateSoup + requestSoup + propertyValues + memberPaths
 
     /// Saves six students (natural name order: Ada, Barbara, Edsger, Grace, Linus, alan):
     ///
