@@ -112,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteTests",
-            dependencies: ["ObjectGraph", "ObjectGraphSQLite", "ObjectGraphInMemory", "CSQLite"],
+            dependencies: ["ObjectGraph", "ObjectGraphSQLite", "ObjectGraphInMemory", "ObjectGraphConformance", "CSQLite"],
             path: "Tests/SQLiteTests"
         ),
         .testTarget(

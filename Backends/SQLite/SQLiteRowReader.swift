@@ -14,14 +14,20 @@ final class SQLiteRowReader: Sendable {
         let namespace: ObjectID.Namespace
         /// Per to-one slot: the destination namespace when its table holds one entity.
         let toOneNamespaces: [ObjectID.Namespace?]
+        /// Per to-one slot: the namespaces of its destination's hierarchy by entity name, which
+        /// the slot's entity column may name (any other name is damage: a destination of
+        /// another entity reached the context, where unlinking it from its inverse indexed past
+        /// that entity's to-one slots — the fuzz test).
+        let toOneChoices: [[String: ObjectID.Namespace]]
         /// Per attribute slot: its column, type and whether NULL is damage there (a required
         /// attribute: save refuses nil in it), or `nil` when it has no column (transient).
         let attributeColumns: [SQLiteStatement.Column?]
 
-        init(layout: SQLiteSchema.EntityLayout, namespace: ObjectID.Namespace, toOneNamespaces: [ObjectID.Namespace?]) {
+        init(layout: SQLiteSchema.EntityLayout, namespace: ObjectID.Namespace, toOneNamespaces: [ObjectID.Namespace?], toOneChoices: [[String: ObjectID.Namespace]]) {
             self.layout = layout
             self.namespace = namespace
             self.toOneNamespaces = toOneNamespaces
+            self.toOneChoices = toOneChoices
             self.attributeColumns = layout.attributePositions.enumerated().map { slot, position in
                 let attribute = layout.entity.attributes[slot]
                 return position.map { SQLiteStatement.Column(position: $0, type: attribute.type, required: !attribute.isOptional) }
@@ -55,7 +61,10 @@ final class SQLiteRowReader: Sendable {
             let toOne = layout.entity.toOneRelationships.map { relationship in
                 onlyEntity(ofRoot: schema.model.destinationEntity(of: relationship).rootName).flatMap { namespaces[$0] }
             }
-            plans[name] = Plan(layout: layout, namespace: namespace, toOneNamespaces: toOne)
+            let choices = layout.entity.toOneRelationships.map { relationship in
+                namespaces.filter { schema.model.destinationEntity(of: relationship).hierarchyNames.contains($0.key) }
+            }
+            plans[name] = Plan(layout: layout, namespace: namespace, toOneNamespaces: toOne, toOneChoices: choices)
         }
         var readers: [String: SQLiteRowReader] = [:]
         for root in Set(schema.layouts.values.map(\.entity.rootName)) {
@@ -98,7 +107,7 @@ final class SQLiteRowReader: Sendable {
             if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
             return nil
         }
-        let row = Self.snapshot(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, namespaces)
+        let row = Self.snapshot(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, plan.toOneChoices)
         if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
         return row
     }
@@ -117,18 +126,18 @@ final class SQLiteRowReader: Sendable {
                     if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
                     continue
                 }
-                Self.read(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, namespaces, into: &run, &rows)
+                Self.read(statement, plan.namespace, plan.attributeColumns, plan.layout.toOnePositions, plan.toOneNamespaces, plan.toOneChoices, into: &run, &rows)
                 if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
             }
             run.flush(into: &rows)
             return
         }
         let namespace = single.namespace, columns = single.attributeColumns
-        let toOnePositions = single.layout.toOnePositions, toOneNamespaces = single.toOneNamespaces
+        let toOnePositions = single.layout.toOnePositions, toOneNamespaces = single.toOneNamespaces, choices = single.toOneChoices
         // Every row of one entity has a value per attribute slot.
         var run = RowRun(width: columns.count)
         while try statement.step() {
-            Self.read(statement, namespace, columns, toOnePositions, toOneNamespaces, namespaces, into: &run, &rows)
+            Self.read(statement, namespace, columns, toOnePositions, toOneNamespaces, choices, into: &run, &rows)
             // (One comparison per row: the values noted their own damage, see noteDamage.)
             if statement.damagedColumn >= 0 { throw statement.damageError(primaryKey: statement.int64(0)) }
         }
@@ -139,7 +148,7 @@ final class SQLiteRowReader: Sendable {
     @inline(__always)
     private static func read(
         _ statement: SQLiteStatement, _ namespace: ObjectID.Namespace, _ columns: [SQLiteStatement.Column?],
-        _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?], _ namespaces: [String: ObjectID.Namespace],
+        _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?], _ choices: [[String: ObjectID.Namespace]],
         into run: inout RowRun, _ rows: inout [RowSnapshot]
     ) {
         for column in columns {
@@ -147,14 +156,14 @@ final class SQLiteRowReader: Sendable {
         }
         run.endRow(
             objectID: namespace.objectID(primaryKey: statement.int64(0)), version: statement.int64(2),
-            toOne: toOne(statement, toOnePositions, toOneNamespaces, namespaces), into: &rows)
+            toOne: toOne(statement, toOnePositions, toOneNamespaces, choices), into: &rows)
     }
 
     /// A snapshot of the statement's current row, its values in an array of its own.
     @inline(__always)
     private static func snapshot(
         _ statement: SQLiteStatement, _ namespace: ObjectID.Namespace, _ columns: [SQLiteStatement.Column?],
-        _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?], _ namespaces: [String: ObjectID.Namespace]
+        _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?], _ choices: [[String: ObjectID.Namespace]]
     ) -> RowSnapshot {
         var attributes: [AttributeValue] = []
         attributes.reserveCapacity(columns.count)
@@ -163,22 +172,22 @@ final class SQLiteRowReader: Sendable {
         }
         return RowSnapshot(
             objectID: namespace.objectID(primaryKey: statement.int64(0)), version: statement.int64(2), attributes: attributes,
-            toOne: toOne(statement, toOnePositions, toOneNamespaces, namespaces))
+            toOne: toOne(statement, toOnePositions, toOneNamespaces, choices))
     }
 
     /// The to-one destinations of the statement's current row.
     @inline(__always)
     private static func toOne(
         _ statement: SQLiteStatement, _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?],
-        _ namespaces: [String: ObjectID.Namespace]
+        _ choices: [[String: ObjectID.Namespace]]
     ) -> ToOneValues {
         if toOnePositions.count == 1 {
-            return ToOneValues(single: destination(statement, 0, toOnePositions, toOneNamespaces, namespaces))
+            return ToOneValues(single: destination(statement, 0, toOnePositions, toOneNamespaces, choices))
         }
         var toOne = ToOneValues()
         toOne.reserveCapacity(toOnePositions.count)
         for slot in toOnePositions.indices {
-            toOne.append(destination(statement, slot, toOnePositions, toOneNamespaces, namespaces))
+            toOne.append(destination(statement, slot, toOnePositions, toOneNamespaces, choices))
         }
         return toOne
     }
@@ -187,7 +196,7 @@ final class SQLiteRowReader: Sendable {
     @inline(__always)
     private static func destination(
         _ statement: SQLiteStatement, _ slot: Int, _ toOnePositions: [(pk: Int32, entity: Int32)?], _ toOneNamespaces: [ObjectID.Namespace?],
-        _ namespaces: [String: ObjectID.Namespace]
+        _ choices: [[String: ObjectID.Namespace]]
     ) -> ObjectID? {
         // (The key read first, the column's type asked only for a zero key, as in
         // SQLiteStatement.value(_:as:).)
@@ -195,7 +204,11 @@ final class SQLiteRowReader: Sendable {
         let key = statement.int64(positions.pk)
         guard key != 0 || statement.zeroIsNumber(positions.pk) != nil else { return nil }
         if let namespace = toOneNamespaces[slot] { return namespace.objectID(primaryKey: key) }
-        guard let name = statement.string(positions.entity), let namespace = namespaces[name] else { return nil }
+        guard let name = statement.string(positions.entity) else { return nil }
+        guard let namespace = choices[slot][name] else {
+            statement.noteDamage(positions.entity)
+            return nil
+        }
         return namespace.objectID(primaryKey: key)
     }
 }

@@ -199,9 +199,16 @@ extension SQLiteStore {
                 if let members = change.order {
                     try rewriteJoin(table, destination: destination, source: pk, members: members, connection)
                 } else if !change.added.isEmpty {
-                    let next = try connection.prepare("SELECT COALESCE(MAX(pos), -1) + 1 FROM \(table) WHERE src = ?")
-                    try next.bind(pk, at: 1)
-                    var position: Int64 = try next.step() ? next.int64(0) : 0
+                    // The last position read as it is, the next ones counted here: a damaged
+                    // position at Int64.max made SQL's `+ 1` a real, read back as Int64.max,
+                    // and the count past it overflowed (the fuzz test).
+                    let last = try connection.prepare("SELECT MAX(pos) FROM \(table) WHERE src = ?")
+                    try last.bind(pk, at: 1)
+                    let lastPosition: Int64 = try last.step() && !last.isNull(0) ? last.int64(0) : -1
+                    guard lastPosition < Int64.max - Int64(change.added.count) else {
+                        throw StoreError(.corrupt, "\(url.path): the positions in \(table) of row \(pk) reach \(lastPosition), leaving no room for \(change.added.count) more (a damaged position)")
+                    }
+                    var position = lastPosition + 1
                     let add = try connection.prepare("INSERT OR IGNORE INTO \(table) (src, dst, dste, pos) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM \(destination) WHERE pk = ?2)")
                     for member in change.added {
                         guard let memberKey = member.primaryKey else { continue }

@@ -232,8 +232,15 @@ extension ManagedObjectContext {
             let persistentChange = object.changedAttributeSlots.contains { !entity.transientAttributeSlots.contains($0) }
                 || object.changedToOneSlots.contains { !entity.transientToOneSlots.contains($0) }
                 || Self.hasPersistentMembershipChanges(object)
-            if persistentChange, let update = object.withCommittedSnapshot({ committed in
-                Self.update(from: committed, to: snapshot(of: object, version: committed.version + 1))
+            // (An object without a committed row — a fault changed without being read, its
+            // to-ones cleared by a delete — sends no update, as before.)
+            if persistentChange, let update = try object.withCommittedSnapshot({ committed -> RowUpdate in
+                // A version at Int64.max (or below 1) came from a damaged store: counting past
+                // it overflowed and stopped the process (the fuzz tests).
+                guard committed.version >= 1 && committed.version < Int64.max else {
+                    throw StoreError(.corrupt, "\(object.objectID) was read at version \(committed.version), which no saved row has: its store is damaged")
+                }
+                return Self.update(from: committed, to: snapshot(of: object, version: committed.version + 1))
             }) {
                 changes.updated.append(update)
             }

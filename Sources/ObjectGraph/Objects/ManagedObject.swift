@@ -394,10 +394,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `body` applied to ``committedSnapshot`` lent from its box, or `nil` without one: a save
     /// comparing each changed object with its committed row copied the row out, retaining and
     /// releasing its arrays (uprobe count).
-    final func withCommittedSnapshot<R>(_ body: (borrowing RowSnapshot) -> R) -> R? {
-        if let committedBox { return body(committedBox.row) }
+    final func withCommittedSnapshot<R>(_ body: (borrowing RowSnapshot) throws -> R) rethrows -> R? {
+        if let committedBox { return try body(committedBox.row) }
         guard cleanVersion >= 0 else { return nil }
-        return body(RowSnapshot(objectID: objectID, version: cleanVersion, attributes: attributeStorage, toOne: toOneStorage))
+        return try body(RowSnapshot(objectID: objectID, version: cleanVersion, attributes: attributeStorage, toOne: toOneStorage))
     }
 
     /// Makes `row`, just saved, the committed row: when its arrays are the object's own (the
