@@ -154,18 +154,13 @@ extension LMDBStore {
         }
     }
 
-    /// The entity codes the members of `relationship` may have: its destination's hierarchy.
-    func memberCodes(_ relationship: RelationshipDescription) -> EntityCodes {
-        layout.codes(of: model.destinationEntity(of: relationship), includesSubentities: true)
-    }
 
     /// The members of `relationship` of the row with key `pk`, in order: a range scan of the
     /// duplicates under the key (sorted by member key, or by position for an ordered one).
     func members(_ relationship: RelationshipDescription, of pk: Int64, in txn: LMDBTransaction) throws -> [ObjectID] {
-        guard let dbi = handles.members(of: relationship) else { return [] }
+        guard let read = handles.memberRead(of: relationship, layout: layout) else { return [] }
         let offset = LMDBLayout.memberOffset(relationship)
-        let allowed = memberCodes(relationship)
-        return try txn.withCursor(dbi) { cursor in try members(of: pk, at: cursor, offset: offset, allowed: allowed, relationship) }
+        return try txn.withCursor(read.dbi) { cursor in try members(of: pk, at: cursor, offset: offset, allowed: read.allowed, relationship) }
     }
 
     /// The duplicates under key `pk`, read with `cursor` (on a members database whose entries
@@ -206,15 +201,14 @@ extension LMDBStore {
     /// every source).
     public func relatedIDs(for relationship: RelationshipDescription, of sources: [ObjectID]) throws -> [[ObjectID]] {
         try read { txn in
-            guard !relationship.isTransient, let dbi = handles.members(of: relationship) else {
+            guard !relationship.isTransient, let read = handles.memberRead(of: relationship, layout: layout) else {
                 return [[ObjectID]](repeating: [], count: sources.count)
             }
             let offset = LMDBLayout.memberOffset(relationship)
-            let allowed = memberCodes(relationship)
-            return try txn.withCursor(dbi) { cursor in
+            return try txn.withCursor(read.dbi) { cursor in
                 try sources.map { source in
                     guard codec.owns(source), let pk = source.primaryKey else { return [] }
-                    return try members(of: pk, at: cursor, offset: offset, allowed: allowed, relationship)
+                    return try members(of: pk, at: cursor, offset: offset, allowed: read.allowed, relationship)
                 }
             }
         }

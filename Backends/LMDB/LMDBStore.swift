@@ -104,7 +104,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             let keyLimit = keyLimit
             let opened = try environment.write { txn in try Self.prepare(txn, layout: layout, request: request, path: url.path, keyLimit: keyLimit) }
             identifier = opened.identifier
-            handles = opened.handles.resolvingIdentities(in: request.model)
+            handles = opened.handles.resolvingIdentities(in: layout)
         } catch {
             environment.release()
             throw error
