@@ -132,7 +132,10 @@ struct SQLiteSchema {
         }
         for entity in entities {
             let table = Self.table(entity.rootName)
-            _ = columns[entity.rootName, default: []]
+            // Every root has a table, also one whose entities store no column (only to-manys):
+            // reading the key with a default inserted nothing, so no table was created and the
+            // first save of such an entity failed on it.
+            if columns[entity.rootName] == nil { columns[entity.rootName] = [] }
             let attributeColumns = entity.attributes.map { $0.isTransient ? nil : Self.attributeColumn($0) }
             for column in attributeColumns.compactMap({ $0 }) { addColumn(entity.rootName, column) }
             let toOneColumns: [(pk: String, entity: String)?] = entity.toOneRelationships.map { $0.isTransient ? nil : Self.foreignKey($0) }

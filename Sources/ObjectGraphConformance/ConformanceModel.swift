@@ -29,6 +29,8 @@ public enum ConformanceModel {
                 e.toMany("students", "Student", inverse: "subjects")
             }
             m.entity("Tag", as: Tag.self) { e in e.attribute("label", .string) }
+            // An entity that stores nothing but a to-many: no attribute, no to-one.
+            m.entity("Shelf") { e in e.toMany("tags", "Tag") }
             m.entity("Locker", as: Locker.self) { e in e.attribute("number", .integer32) }
             m.entity("Login", as: Login.self) { e in
                 e.attribute("email", .string, optional: true)

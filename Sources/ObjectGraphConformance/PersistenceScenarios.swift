@@ -326,5 +326,30 @@ enum PersistenceScenarios {
             try env.reopen()
             try checkEqual(try count(env.newContext(), "Tag"), 1, "one row")
         },
+        // (The SQLite store created no table for such an entity, and its first save failed.)
+        ConformanceScenario("persistence.entityOfOnlyAToManyRoundTrips") { env in
+            let context = env.newContext()
+            try context.performAndWait {
+                let shelf = try context.insertObject(entityName: "Shelf")
+                let tags = ["x", "y"].map { label in
+                    let tag = Tag(context: context)
+                    tag.label = label
+                    return tag
+                }
+                try shelf.setValue(tags, forKey: "tags")
+                _ = try context.insertObject(entityName: "Shelf")
+                try context.save()
+            }
+            try env.reopen()
+            let fresh = env.newContext()
+            try fresh.performAndWait {
+                let shelves = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Shelf"))
+                try checkEqual(shelves.count, 2, "both shelves")
+                let labels = try shelves.map { shelf in
+                    try ((shelf.value(forKey: "tags") as? Set<ManagedObject>) ?? []).map { try $0.value(forKey: "label") as? String ?? "?" }.sorted()
+                }.sorted { $0.count < $1.count }
+                try checkEqual(labels, [[], ["x", "y"]], "the tags of each")
+            }
+        },
     ]
 }
