@@ -50,8 +50,10 @@ extension SQLiteStore {
                     groupTerms.append(term)
                     if path.steps.isEmpty { seekable = (term, fk); detached?.append(term) } else { detached = nil }
                     selected.append((term, .integer64))
-                    let root = model.destinationEntity(of: relationship).rootName
-                    destinations[keyIndex] = DestinationKey(only: SQLiteSchema.onlyEntity(ofRoot: root, in: model), entityColumn: "\(alias).\(fke)")
+                    let destination = model.destinationEntity(of: relationship)
+                    destinations[keyIndex] = DestinationKey(
+                        only: SQLiteSchema.onlyEntity(ofRoot: destination.rootName, in: model), entityColumn: "\(alias).\(fke)",
+                        names: destination.hierarchyNames)
                     continue
                 }
                 let (column, type) = try compiler.column(path)
@@ -153,7 +155,7 @@ extension SQLiteStore {
                         guard case .string(let name) = statement.value(Int32(selected.count + 1 + position), as: .string) else { return nil }
                         return name
                     }
-                    guard let id = destinationID(values[keyIndex], entityName: entityName, namespaces: &namespaces) else { return declined }
+                    guard let id = destinationID(values[keyIndex], entityName: entityName, of: destination.names, namespaces: &namespaces) else { return declined }
                     values[keyIndex] = id
                 }
                 let first: Int64
@@ -192,12 +194,12 @@ extension SQLiteStore {
     }
 
     /// A group key read from a to-one's foreign key as the shared layer keys it: the
-    /// destination's ID as a URI, `.null` without a destination; `nil` for an entity name that
-    /// names no entity, which only a damaged row holds (the grouping is then declined, and the
-    /// shared layer's reading of the rows reports the damage).
-    private func destinationID(_ key: AttributeValue, entityName: String?, namespaces: inout [String: ObjectID.Namespace]) -> AttributeValue? {
+    /// destination's ID as a URI, `.null` without a destination; `nil` for an entity name outside
+    /// the destination's hierarchy (`names`), which only a damaged row holds (the grouping is
+    /// then declined, and the shared layer's reading of the rows reports the damage).
+    private func destinationID(_ key: AttributeValue, entityName: String?, of names: Set<String>, namespaces: inout [String: ObjectID.Namespace]) -> AttributeValue? {
         guard case .integer(let primaryKey) = key else { return .null }
-        guard let entityName, model.entity(named: entityName) != nil else { return nil }
+        guard let entityName, names.contains(entityName) else { return nil }
         let namespace = namespaces[entityName] ?? ObjectID.Namespace(entityName: entityName, storeIdentifier: identifier)
         namespaces[entityName] = namespace
         return .uri(namespace.objectID(primaryKey: primaryKey).uriRepresentation)
@@ -224,4 +226,6 @@ extension SQLiteStore {
 private struct DestinationKey {
     let only: String?
     let entityColumn: String
+    /// The entities the key may name: the destination's hierarchy.
+    let names: Set<String>
 }

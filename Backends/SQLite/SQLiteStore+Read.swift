@@ -91,6 +91,10 @@ extension SQLiteStore {
             // One entity's table: every member's namespace is known without reading a column
             // (nor taking the reader's plan, a retain and release per row).
             let singleNamespace = reader.single?.namespace
+            // A table of several entities: a member must be of the destination's hierarchy, not
+            // a sibling of it in the table (a damaged foreign key or join row gave one, whose
+            // missing inverse slot stopped the process when the owner was deleted: a review).
+            let destinations = singleNamespace == nil ? model.destinationEntity(of: relationship).hierarchyNames : []
             try forEachChunk(of: bySourceKey) { chunk in
                 let placeholders = Self.placeholders(chunk.count)
                 let sql: String
@@ -128,6 +132,9 @@ extension SQLiteStore {
                     if let singleNamespace {
                         members.append(singleNamespace.objectID(primaryKey: statement.int64(1)))
                     } else if let member = try reader.objectID(statement, pkColumn: 1, entityColumn: 2) {
+                        guard destinations.contains(member.entityName) else {
+                            throw StoreError(.corrupt, "\(url.path): \(relationship.entityName).\(relationship.name) of the row with key \(key) holds a \(member.entityName) (key \(member.primaryKey ?? 0)), which is not a \(relationship.destinationName)")
+                        }
                         members.append(member)
                     }
                 }

@@ -17,8 +17,8 @@ public enum StoreDamageProbe {
     /// their rows are read through the same code as every other entity's.
     static let unseeded: Set<String> = ["Roster", "Crew", "Player", "Booking", "Probe"]
 
-    /// Inserts `count` objects of every seeded entity with every attribute set and every
-    /// relationship given members, and saves.
+    /// Inserts `count` objects of every seeded entity with every attribute but transformables
+    /// set and every relationship given members, and saves.
     public static func seed(_ container: PersistentContainer, count: Int = 3) throws {
         let context = container.newBackgroundContext()
         try context.performAndWait {
@@ -155,9 +155,30 @@ public enum StoreDamageProbe {
             attempt("save the deletes") { try writer.save() }
             writer.rollback()
             attempt("insert a graph") { try insertGraph(count: 2, variant: 7, into: writer) }
-            attempt("save the inserts") { try writer.save() }
+            var saved: [(ObjectID, String)] = []
+            attempt("save the inserts") {
+                let inserted = Array(writer.insertedObjects)
+                try writer.save()
+                saved = try inserted.map { ($0.objectID, try firstValue(of: $0)) }
+            }
+            // A save that said it landed did: every object it inserted reads back as it was.
+            let checker = container.newBackgroundContext()
+            checker.performAndWait {
+                for (id, value) in saved {
+                    attempt("read back \(id)") {
+                        let stored = try firstValue(of: try checker.existingObject(with: id))
+                        if stored != value { untyped.append("\(id) was saved with \(value) but reads back \(stored)") }
+                    }
+                }
+            }
         }
         return untyped
+    }
+
+    /// The first attribute of `object`, as text (what a read back is compared by).
+    static func firstValue(of object: ManagedObject) throws -> String {
+        guard let first = object.entity.attributes.first(where: { !$0.isTransient }) else { return "" }
+        return "\(try object.value(forKey: first.name) ?? "nil")"
     }
 
     /// Reads every attribute of `object` and every member of its relationships, with the first

@@ -57,6 +57,8 @@ struct BinaryFileValueFuzzTests {
             container.close()
         }
         if ProcessInfo.processInfo.environment["BINARY_FUZZ_TRACE"] != nil { print("\(opened) of \(iterations) opened") }
-        #expect(opened > iterations / 20, "some damage decodes, and reaches the context (\(opened) of \(iterations) opened)")
+        if ProcessInfo.processInfo.environment["BINARY_FUZZ_SEED"] == nil {
+            #expect(opened > iterations / 20, "some damage decodes, and reaches the context (\(opened) of \(iterations) opened)")
+        }
     }
 }

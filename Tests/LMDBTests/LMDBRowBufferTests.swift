@@ -86,7 +86,7 @@ struct LMDBRowBufferTests {
             var buffer = RowBuffer(capacity: 16)
             withUnsafePointer(to: row) { codec.encode($0, into: &buffer) }
             if refused {
-                #expect(throws: (any Error).self, "\(name)") { _ = try codec.decode(buffer.bytes, primaryKey: 1) }
+                #expect(throws: ByteReader.Truncated.self, "\(name)") { _ = try codec.decode(buffer.bytes, primaryKey: 1) }
             } else {
                 #expect(try codec.decode(buffer.bytes, primaryKey: 1).toOne[0]?.entityName == name)
             }

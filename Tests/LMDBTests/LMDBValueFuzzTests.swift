@@ -157,6 +157,9 @@ struct LMDBValueFuzzTests {
             container.close()
             try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
         }
-        #expect(opened > refusedAtOpen, "most damage is to rows, which a store opens over (\(opened) opened, \(refusedAtOpen) refused)")
+        // (Of the default seeds: a run of a few chosen ones may hold only damage refused at open.)
+        if ProcessInfo.processInfo.environment["LMDB_FUZZ_SEED"] == nil {
+            #expect(opened > refusedAtOpen, "most damage is to rows, which a store opens over (\(opened) opened, \(refusedAtOpen) refused)")
+        }
     }
 }

@@ -67,12 +67,13 @@ struct BadInputTests {
         }
     }
 
-    @Test("a SUBQUERY count compared with text, or through a string operator, is refused as @count is; with numbers and nil it answers")
+    @Test("a SUBQUERY count compared with text or a text key path, on either side, or through a string operator, is refused; with numbers and nil it answers")
     func subqueryCountIsANumber() throws {
         let (_, context) = try Self.people()
         try context.performAndWait {
             for format in ["SUBQUERY(members, $m, $m.age > 0).@count <= '[a-z]+'", "SUBQUERY(members, $m, $m.age > 0).@count IN {1, 'two'}",
-                           "SUBQUERY(members, $m, $m.age > 0).@count BEGINSWITH '2'", "SUBQUERY(members, $m, $m.age > 0).@count == TRUE"] {
+                           "SUBQUERY(members, $m, $m.age > 0).@count BEGINSWITH '2'", "SUBQUERY(members, $m, $m.age > 0).@count == TRUE",
+                           "SUBQUERY(members, $m, $m.age > 0).@count <= title", "'x' >= SUBQUERY(members, $m, $m.age > 0).@count"] {
                 let request = FetchRequest<ManagedObject>(entityName: "Team", predicate: try FetchPredicate(format: format))
                 #expect(Self.code { _ = try context.fetch(request) } == .invalidFetch, "\(format)")
                 #expect(Self.code { _ = try context.count(for: request) } == .invalidFetch, "\(format) counted")

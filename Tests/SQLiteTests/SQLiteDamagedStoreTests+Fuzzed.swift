@@ -83,20 +83,66 @@ extension SQLiteDamagedStoreTests {
         #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("j:Note.tags") == true, "\(String(describing: error))")
     }
 
-    @Test("a row version at Int64.max, or stored as a huge real, refuses the update as damage, where counting past it overflowed", arguments: ["9223372036854775807", "1e308"])
-    func versionAtTheEnd(version: String) throws {
+    @Test("a row version outside 1..<Int64.max is damage when the row is read: an update at Int64.max overflowed, and one at a negative version was left out of the save without a word", arguments: ["9223372036854775807", "1e308", "-5", "0"])
+    func versionOutsideItsRange(version: String) throws {
         let url = try Self.seededStore()
         try Self.execute(url, "UPDATE \"Note\" SET version = \(version)")
         let container = try PersistentContainer(model: try SQLiteStoreTests.model(), stores: [.sqlite(at: url)])
         defer { container.close() }
         let context = container.newBackgroundContext()
-        let error = try context.performAndWait {
-            let note = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
-            try note.setValue("changed", forKey: "text")
-            let error = #expect(throws: StoreError.self) { try context.save() }
-            #expect(context.hasChanges, "the context keeps its change")
-            return error
+        let error = context.performAndWait {
+            #expect(throws: StoreError.self) {
+                let note = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
+                try note.setValue("changed", forKey: "text")
+                try context.save()
+            }
         }
-        #expect(error?.code == .corrupt && error?.message.contains("version") == true, "\(String(describing: error))")
+        #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("version") == true, "\(String(describing: error))")
+    }
+
+    @Test("a member of a sibling of a to-many's destination, in a table of several entities, is damage (by foreign key or join row): deleting its owner stopped the process at the inverse's slot", arguments: [false, true])
+    func memberOfASibling(manyToMany: Bool) throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Vehicle", abstract: true) { e in e.attribute("name", .string) }
+            m.entity("Car", parent: "Vehicle") { e in
+                if manyToMany { e.toMany("garages", "Garage", inverse: "cars") } else { e.toOne("garage", "Garage", inverse: "cars") }
+            }
+            m.entity("Truck", parent: "Vehicle") { _ in }
+            m.entity("Garage") { e in e.toMany("cars", "Car", inverse: manyToMany ? "garages" : "garage") }
+        }
+        let url = try SQLiteStoreTests.temporaryFile()
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        let seeding = container.newBackgroundContext()
+        let (garage, truck) = try seeding.performAndWait {
+            let garage = try seeding.insertObject(entityName: "Garage")
+            let car = try seeding.insertObject(entityName: "Car")
+            try car.setValue("car", forKey: "name")
+            try garage.setValue([car], forKey: "cars")
+            let truck = try seeding.insertObject(entityName: "Truck")
+            try truck.setValue("truck", forKey: "name")
+            try seeding.save()
+            return (garage.objectID.primaryKey ?? 0, truck.objectID.primaryKey ?? 0)
+        }
+        container.close()
+        if manyToMany {
+            try Self.execute(url, "INSERT INTO \"j:Garage.cars\" (src, dst, dste, pos) VALUES (\(garage), \(truck), 'Truck', 5)")
+        } else {
+            try Self.execute(url, "UPDATE \"Vehicle\" SET \"fk:Car.garage\" = \(garage) WHERE pk = \(truck)")
+        }
+        let reopened = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        defer { reopened.close() }
+        let context = reopened.newBackgroundContext()
+        let errors = context.performAndWait {
+            [#expect(throws: StoreError.self) {
+                for garage in try context.fetch(FetchRequest<ManagedObject>(entityName: "Garage")) { _ = try garage.value(forKey: "cars") }
+            },
+             #expect(throws: StoreError.self) {
+                 for garage in try context.fetch(FetchRequest<ManagedObject>(entityName: "Garage")) { context.delete(garage) }
+                 try context.save()
+             }]
+        }
+        for error in errors {
+            #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("Garage.cars") == true, "\(String(describing: error))")
+        }
     }
 }

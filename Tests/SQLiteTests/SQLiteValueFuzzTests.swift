@@ -70,9 +70,12 @@ struct SQLiteValueFuzzTests {
             #expect(untyped.isEmpty, "\(what):\n\(untyped.joined(separator: "\n"))")
             container.close()
         }
-        // Most mutations take (a few are refused by a table's own constraints: a NULL entity
-        // name, text as a row key), and most damaged stores open.
-        #expect(applied * 4 >= iterations * 3, "\(applied) of \(iterations) mutations applied")
-        #expect(refusedAtOpen * 2 < applied, "\(refusedAtOpen) of \(applied) damaged stores refused at open")
+        // Of the default seeds, most mutations take (a few are refused by a table's own
+        // constraints: a NULL entity name, text as a row key), and most damaged stores open.
+        if environment["SQLITE_FUZZ_SEED"] == nil {
+            #expect(applied * 4 >= iterations * 3, "\(applied) of \(iterations) mutations applied")
+            #expect(refusedAtOpen * 2 < applied, "\(refusedAtOpen) of \(applied) damaged stores refused at open")
+        }
+        try? FileManager.default.removeItem(at: pristine.deletingLastPathComponent())
     }
 }

@@ -232,11 +232,12 @@ extension ManagedObjectContext {
             let persistentChange = object.changedAttributeSlots.contains { !entity.transientAttributeSlots.contains($0) }
                 || object.changedToOneSlots.contains { !entity.transientToOneSlots.contains($0) }
                 || Self.hasPersistentMembershipChanges(object)
-            // (An object without a committed row — a fault changed without being read, its
-            // to-ones cleared by a delete — sends no update, as before.)
+            // (An object without a committed row — a fault changed without being read, as one
+            // whose to-ones a delete cleared — has no row to send an update against.)
             if persistentChange, let update = try object.withCommittedSnapshot({ committed -> RowUpdate in
-                // A version at Int64.max (or below 1) came from a damaged store: counting past
-                // it overflowed and stopped the process (the fuzz tests).
+                // The built-in stores refuse a row whose version lies outside 1..<Int64.max
+                // when they read it; this catches a store that does not, where counting past
+                // Int64.max stopped the process (the fuzz tests).
                 guard committed.version >= 1 && committed.version < Int64.max else {
                     throw StoreError(.corrupt, "\(object.objectID) was read at version \(committed.version), which no saved row has: its store is damaged")
                 }

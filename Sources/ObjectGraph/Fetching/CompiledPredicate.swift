@@ -153,6 +153,7 @@ public struct CompiledComparison: Sendable {
             try checkOperand(path, against: right, entity: entity)
         }
         if case .subqueryCount(let collection, _) = left { try checkCount(collection, against: right) }
+        if case .subqueryCount(let collection, _) = right { try checkCount(collection, against: left) }
         if case .keyPath(let path) = right, path.yieldsMany, op != .in {
             throw ObjectGraphError(.invalidFetch, key: path.path, "a to-many key path on the right needs IN")
         }
@@ -218,11 +219,11 @@ public struct CompiledComparison: Sendable {
         }
     }
 
-    /// A SUBQUERY count is a number, compared as `@count` is: a string operator or a value of
-    /// another kind is refused. (A store that compiled `SUBQUERY(…).@count <= 'text'` compared
+    /// A SUBQUERY count is a number, on either side: a string operator, or a value or key path
+    /// of another kind on the other side, is refused. (A store that compiled `SUBQUERY(…).@count <= 'text'` compared
     /// the count with text by its own rules, where the evaluator answered false: the
     /// predicate soup scenario.)
-    private func checkCount(_ collection: ResolvedKeyPath, against right: CompiledOperand) throws {
+    private func checkCount(_ collection: ResolvedKeyPath, against other: CompiledOperand) throws {
         let what = "SUBQUERY(\(collection.path), …).@count"
         switch op {
         case .beginsWith, .endsWith, .like, .matches, .contains:
@@ -230,9 +231,15 @@ public struct CompiledComparison: Sendable {
         default: break
         }
         let constants: [AttributeValue]
-        switch right {
+        switch other {
         case .constant(let value): constants = [value]
         case .list(let items): constants = items.compactMap { if case .constant(let v) = $0 { return v } else { return nil } }
+        case .keyPath(let path):
+            // A key path of another type (a string attribute) is refused as a constant of it is.
+            if let type = path.attributeType, ![.integer16, .integer32, .integer64, .double, .float, .decimal].contains(type) {
+                throw ObjectGraphError(.invalidFetch, key: collection.path, "type mismatch: \(what) is a number, compared with \(path.path), which is \(type.rawValue)")
+            }
+            return
         default: return
         }
         for constant in constants where !Self.compatible(.integer64, constant) {
