@@ -268,4 +268,24 @@ struct LMDBDamagedStoreTests {
         }
         if member { #expect(errors.first??.message.contains("Doc.replies") == true, "names the relationship") }
     }
+
+    @Test("a row version outside 1..<Int64.max is damage when the row is read (a negative one read as no saved row, and the update was left out of the save)", arguments: [Int64(-5), 0, Int64.max])
+    func versionOutsideItsRange(version: Int64) throws {
+        let url = try Self.seededStore()
+        var row = try #require(try Self.get(url, "og:rows:Doc", Self.key(1)))
+        // format · u16 entity code · u64 version.
+        withUnsafeBytes(of: UInt64(bitPattern: version).bigEndian) { row.replaceSubrange(3..<11, with: $0) }
+        try Self.put(url, "og:rows:Doc", Self.key(1), row)
+        let container = try PersistentContainer(model: try LMDBFixture.model(), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let error = context.performAndWait {
+            #expect(throws: StoreError.self) {
+                let doc = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Doc")).first)
+                try doc.setValue("changed", forKey: "title")
+                try context.save()
+            }
+        }
+        #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
+    }
 }
