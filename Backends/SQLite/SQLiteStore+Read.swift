@@ -94,7 +94,10 @@ extension SQLiteStore {
             // A table of several entities: a member must be of the destination's hierarchy, not
             // a sibling of it in the table (a damaged foreign key or join row gave one, whose
             // missing inverse slot stopped the process when the owner was deleted: a review).
-            let destinations = singleNamespace == nil ? model.destinationEntity(of: relationship).hierarchyNames : []
+            // A destination that is the table's root takes every row the reader accepts.
+            let destination = model.destinationEntity(of: relationship)
+            let destinations: Set<ObjectID.Namespace>? = singleNamespace == nil && destination.name != destination.rootName
+                ? Set(reader.namespaces.filter { destination.hierarchyNames.contains($0.key) }.values) : nil
             try forEachChunk(of: bySourceKey) { chunk in
                 let placeholders = Self.placeholders(chunk.count)
                 let sql: String
@@ -132,7 +135,7 @@ extension SQLiteStore {
                     if let singleNamespace {
                         members.append(singleNamespace.objectID(primaryKey: statement.int64(1)))
                     } else if let member = try reader.objectID(statement, pkColumn: 1, entityColumn: 2) {
-                        guard destinations.contains(member.entityName) else {
+                        guard destinations?.contains(member.namespace) ?? true else {
                             throw StoreError(.corrupt, "\(url.path): \(relationship.entityName).\(relationship.name) of the row with key \(key) holds a \(member.entityName) (key \(member.primaryKey ?? 0)), which is not a \(relationship.destinationName)")
                         }
                         members.append(member)

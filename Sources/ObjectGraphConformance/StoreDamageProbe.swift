@@ -155,19 +155,24 @@ public enum StoreDamageProbe {
             attempt("save the deletes") { try writer.save() }
             writer.rollback()
             attempt("insert a graph") { try insertGraph(count: 2, variant: 7, into: writer) }
-            var saved: [(ObjectID, String)] = []
+            var saved: [(ObjectID, StoredValues)] = []
             attempt("save the inserts") {
                 let inserted = Array(writer.insertedObjects)
                 try writer.save()
-                saved = try inserted.map { ($0.objectID, try firstValue(of: $0)) }
+                saved = try inserted.map { ($0.objectID, try storedValues(of: $0)) }
             }
-            // A save that said it landed did: every object it inserted reads back as it was.
+            // A save that said it landed did: every object it inserted reads back from the store
+            // (not from the coordinator's row cache, which holds what the save sent) as it was
+            // saved, and any error doing so is a defect.
+            container.coordinator.rowCache.removeAll()
             let checker = container.newBackgroundContext()
             checker.performAndWait {
-                for (id, value) in saved {
-                    attempt("read back \(id)") {
-                        let stored = try firstValue(of: try checker.existingObject(with: id))
-                        if stored != value { untyped.append("\(id) was saved with \(value) but reads back \(stored)") }
+                for (id, values) in saved {
+                    do {
+                        let stored = try storedValues(of: try checker.existingObject(with: id))
+                        if !stored.holds(values) { untyped.append("\(id) was saved with \(values) but reads back \(stored)") }
+                    } catch {
+                        untyped.append("\(id) was saved but does not read back: \(error)")
                     }
                 }
             }
@@ -175,10 +180,34 @@ public enum StoreDamageProbe {
         return untyped
     }
 
-    /// The first attribute of `object`, as text (what a read back is compared by).
-    static func firstValue(of object: ManagedObject) throws -> String {
-        guard let first = object.entity.attributes.first(where: { !$0.isTransient }) else { return "" }
-        return "\(try object.value(forKey: first.name) ?? "nil")"
+    /// What a read back is compared by: every persistent attribute of an object, as text, and
+    /// the IDs of its to-many members.
+    struct StoredValues: CustomStringConvertible {
+        let attributes: [String]
+        let members: [String: Set<ObjectID>]
+
+        /// Whether these values, read back, hold `saved`: the same attributes, and every member
+        /// saved (damage elsewhere may add one: an old row whose foreign key was changed to the
+        /// key the save handed out).
+        func holds(_ saved: StoredValues) -> Bool {
+            attributes == saved.attributes && saved.members.allSatisfy { name, ids in ids.isSubset(of: members[name] ?? []) }
+        }
+
+        var description: String { "\(attributes) \(members.mapValues(\.count))" }
+    }
+
+    /// The values of `object` a read back is compared by.
+    static func storedValues(of object: ManagedObject) throws -> StoredValues {
+        var attributes: [String] = []
+        for attribute in object.entity.attributes where !attribute.isTransient {
+            attributes.append("\(attribute.name)=\(try object.value(forKey: attribute.name) ?? "nil")")
+        }
+        var members: [String: Set<ObjectID>] = [:]
+        for relationship in object.entity.toManyRelationships where !relationship.isTransient {
+            let value = try object.value(forKey: relationship.name) as? any Sequence
+            members[relationship.name] = Set(value.map { $0.compactMap { ($0 as? ManagedObject)?.objectID } } ?? [])
+        }
+        return StoredValues(attributes: attributes, members: members)
     }
 
     /// Reads every attribute of `object` and every member of its relationships, with the first

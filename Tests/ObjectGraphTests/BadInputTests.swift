@@ -79,7 +79,7 @@ struct BadInputTests {
                 #expect(Self.code { _ = try context.count(for: request) } == .invalidFetch, "\(format) counted")
             }
             for (format, count) in [("SUBQUERY(members, $m, $m.age > 0).@count == 2", 1), ("SUBQUERY(members, $m, $m.age > 0).@count BETWEEN {3, 4}", 0),
-                                    ("SUBQUERY(members, $m, $m.age > 0).@count != nil", 1)] {
+                                    ("SUBQUERY(members, $m, $m.age > 0).@count != nil", 1), ("2 == SUBQUERY(members, $m, $m.age > 0).@count", 1)] {
                 #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Team", predicate: try FetchPredicate(format: format))) == count, "\(format)")
             }
         }

@@ -73,7 +73,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     public func allocatePrimaryKeys(rootEntity: String, count: Int) throws -> Int64 {
         try checkOpen()
         return try state.withLock { contents in
-            let first = contents.nextPrimaryKey[rootEntity] ?? 1
+            // Keys start at 1, and past every stored row's when a file's rows came without their
+            // counter (a counter behind its rows is refused when the file is read), as the
+            // SQLite and LMDB stores hand them out: such a file failed every insert on an
+            // existing key (a review).
+            let counter = contents.nextPrimaryKey[rootEntity]
+            var first = max(counter ?? 1, 1)
+            if counter == nil, let last = contents.tables[rootEntity]?.keys.max() {
+                first = max(first, try PrimaryKeyCounter.end(from: last, count: 1, rootEntity: rootEntity, location: location))
+            }
             contents.nextPrimaryKey[rootEntity] = try PrimaryKeyCounter.end(from: first, count: Int64(count), rootEntity: rootEntity, location: location)
             return first
         }

@@ -236,7 +236,8 @@ public struct CompiledComparison: Sendable {
         case .list(let items): constants = items.compactMap { if case .constant(let v) = $0 { return v } else { return nil } }
         case .keyPath(let path):
             // A key path of another type (a string attribute) is refused as a constant of it is.
-            if let type = path.attributeType, ![.integer16, .integer32, .integer64, .double, .float, .decimal].contains(type) {
+            // (Booleans count as numbers, as in comparisons of key paths with each other.)
+            if let type = path.attributeType, !type.isNumeric && type != .boolean {
                 throw ObjectGraphError(.invalidFetch, key: collection.path, "type mismatch: \(what) is a number, compared with \(path.path), which is \(type.rawValue)")
             }
             return
