@@ -270,10 +270,6 @@ final class SQLiteStatement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
 
-    /// Whether the value in `column` is stored as an integer.
-    @inline(__always)
-    func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_INTEGER }
-
     /// Records that `column` of the current row holds a value its attribute cannot have (text
     /// in a number's column, a UUID that does not parse): read as 0 or nil, it was handed up
     /// as if stored. Noted rather than thrown, so that reading a value stays a plain call; a

@@ -176,15 +176,16 @@ final class SQLiteRowReader: Sendable {
             toOne: toOne(statement, toOnePositions, toOneNamespaces, choices))
     }
 
-    /// The version of the statement's current row (column 2). Versions start at 1: one
-    /// outside 1..<Int64.max, or not stored as an integer, is noted as damage — an update of a row
-    /// read at a negative version was left out of its save without a word, and one at
-    /// Int64.max counted past it (the fuzz tests).
+    /// The version of the statement's current row (column 2). Versions start at 1: one outside
+    /// 1..<Int64.max is noted as damage — an update of a row read at a negative version was left
+    /// out of its save without a word, and one at Int64.max counted past it (the fuzz tests).
     @inline(__always)
     private static func version(_ statement: SQLiteStatement) -> Int64 {
         let version = statement.int64(2)
-        // (A real in range, 2.5, read as 2 made every save of the row a conflict.)
-        if version < 1 || version == Int64.max || !statement.isInteger(2) { statement.noteDamage(2) }
+        // (The value's storage type is not asked: that took 60 instructions a row, 1.6% of
+        // fetching 100,000 messages, callgrind. A real in range, 2.5, reads as 2, and saving
+        // the row then meets a conflict rather than this damage.)
+        if version < 1 || version == Int64.max { statement.noteDamage(2) }
         return version
     }
 
