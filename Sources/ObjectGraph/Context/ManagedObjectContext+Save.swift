@@ -237,10 +237,10 @@ extension ManagedObjectContext {
             if persistentChange, let update = try object.withCommittedSnapshot({ committed -> RowUpdate in
                 // The built-in stores refuse a row whose version lies outside 1..<Int64.max
                 // when they read it; this catches a store that does not, where counting past
-                // Int64.max stopped the process (the fuzz tests), and keeps the new version
-                // one they read back.
+                // Int64.max stopped the process (the fuzz tests). The version written must be
+                // one the stores read back, so it stays below Int64.max too.
                 guard committed.version >= 1 && committed.version < Int64.max - 1 else {
-                    throw StoreError(.corrupt, "\(object.objectID) was read at version \(committed.version), which no saved row has: its store is damaged")
+                    throw StoreError(.corrupt, "\(object.objectID) was read at version \(committed.version), past which no update can be counted: its store is damaged")
                 }
                 return Self.update(from: committed, to: snapshot(of: object, version: committed.version + 1))
             }) {

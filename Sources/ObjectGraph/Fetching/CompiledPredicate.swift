@@ -220,9 +220,9 @@ public struct CompiledComparison: Sendable {
     }
 
     /// A SUBQUERY count is a number, on either side: a string operator, or a value or key path
-    /// of another kind on the other side, is refused. (A store that compiled `SUBQUERY(…).@count <= 'text'` compared
-    /// the count with text by its own rules, where the evaluator answered false: the
-    /// predicate soup scenario.)
+    /// of another kind on the other side, is refused. (A store that compiled
+    /// `SUBQUERY(…).@count <= 'text'` compared the count with text by its own rules, where the
+    /// evaluator answered false: the predicate soup scenario.)
     private func checkCount(_ collection: ResolvedKeyPath, against other: CompiledOperand) throws {
         let what = "SUBQUERY(\(collection.path), …).@count"
         switch op {
