@@ -109,11 +109,9 @@ struct LMDBHandles: Sendable {
     /// The same handles by the identity of each relationship and attribute description of the
     /// model (``resolvingIdentities(in:)``): reading a relationship's members built its
     /// "Entity.name" key and hashed it at every call, per fault and per deleted row.
-    private var membersByIdentity: [IdentityKey: MDB_dbi] = [:]
-    /// The same members databases, with the entity codes their entries may name (the
-    /// destination's hierarchy), found in the one lookup a read of members makes: a second
-    /// lookup of the destination, by name, per call was 4% of traversing 10,000 students'
-    /// subjects (callgrind).
+    /// (A members database comes with the entity codes its entries may name, the destination's
+    /// hierarchy, found in the one lookup a read of members makes: a second lookup of the
+    /// destination, by name, per call was 4% of traversing 10,000 students' subjects, callgrind.)
     private var memberReadsByIdentity: [IdentityKey: MemberRead] = [:]
 
     /// A members database and the entity codes its entries may name.
@@ -131,7 +129,7 @@ struct LMDBHandles: Sendable {
 
     /// The members database of `relationship`.
     func members(of relationship: RelationshipDescription) -> MDB_dbi? {
-        membersByIdentity[IdentityKey(relationship)] ?? members[LMDBLayout.key(relationship)]
+        memberReadsByIdentity[IdentityKey(relationship)]?.dbi ?? members[LMDBLayout.key(relationship)]
     }
 
     /// The members database of `relationship` with the codes its entries may name, for reading.
@@ -160,7 +158,6 @@ struct LMDBHandles: Sendable {
             for relationship in entity.relationships {
                 let key = LMDBLayout.key(relationship)
                 if let dbi = members[key] {
-                    resolved.membersByIdentity[IdentityKey(relationship)] = dbi
                     let allowed = layout.codes(of: model.destinationEntity(of: relationship), includesSubentities: true)
                     resolved.memberReadsByIdentity[IdentityKey(relationship)] = MemberRead(dbi: dbi, allowed: allowed)
                 }
