@@ -79,6 +79,18 @@ extension SQLiteStore {
         return try statement.step() ? statement.int64(0) : nil
     }
 
+    /// Throws damage when the row's version is stored as anything but an integer. Reading
+    /// takes a real in range (2.5) as the integer under it, so the update's `version = ?`
+    /// missed a row whose version read as the expected one: a conflict that no merge could
+    /// resolve, where the file is damaged. Asked only here, after an update changed nothing:
+    /// asking every read row's storage type cost 1.6% of fetching 100,000 rows.
+    private func checkVersionIsInteger(_ connection: SQLiteConnection, root: String, pk: Int64) throws {
+        let statement = try connection.prepare("SELECT typeof(version) FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
+        try statement.bind(pk, at: 1)
+        guard try statement.step(), let type = statement.string(0), type != "integer" else { return }
+        throw StoreError(.corrupt, "\(url.path): the version of the row with key \(pk) in \(SQLiteSchema.table(root)) is stored as \(type), not an integer (a damaged row)")
+    }
+
     private func storedSnapshot(_ connection: SQLiteConnection, _ id: ObjectID, root: String, pk: Int64) throws -> RowSnapshot? {
         let statement = try connection.prepare(schema.selectByKey[root] ?? "SELECT \(selectList(root)) FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
         try statement.bind(pk, at: 1)
@@ -113,6 +125,7 @@ extension SQLiteStore {
             try statement.bind(expectedVersion, at: next + 1)
             try statement.run()
             if connection.changes == 0 {
+                try checkVersionIsInteger(connection, root: root, pk: pk)
                 let stored = try storedSnapshot(connection, id, root: root, pk: pk)
                 conflicts.append(.init(objectID: id, expectedVersion: expectedVersion, storedVersion: stored?.version, storedSnapshot: stored))
             }
