@@ -271,7 +271,7 @@ extension LMDBStore {
                 oldAttributes = []
                 oldToOne = try codec.decodeToOne(bytes)
             } else {
-                let old = try codec.decode(bytes, primaryKey: pk)
+                let old = try codec.decode(bytes, primaryKey: pk, checkingVersion: false)
                 (oldAttributes, oldToOne) = (old.attributes, old.toOne)
             }
         } catch {

@@ -254,10 +254,12 @@ struct RowCodec {
         return Int64(bitPattern: try reader.u64())
     }
 
-    /// Decodes a row, its values in an array of its own.
-    func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64) throws -> RowSnapshot {
+    /// Decodes a row, its values in an array of its own. Without `checkingVersion` a version
+    /// outside 1..<Int64.max is handed on as it is: deleting a row needs its values for its
+    /// index entries, not a version (nor does the SQLite store's, which deletes such a row).
+    func decode(_ bytes: UnsafeRawBufferPointer, primaryKey: Int64, checkingVersion: Bool = true) throws -> RowSnapshot {
         var attributes: [AttributeValue] = []
-        let row = try decodeRow(bytes, primaryKey: primaryKey) { reader, count, kinds in
+        let row = try decodeRow(bytes, primaryKey: primaryKey, checkingVersion: checkingVersion) { reader, count, kinds in
             attributes.reserveCapacity(count)
             for offset in 0..<count { attributes.append(try Self.read(&reader, kind: kinds[offset])) }
         }
@@ -282,7 +284,8 @@ struct RowCodec {
     /// format 2; the others are mapped to their slots out of line.
     @inline(__always)
     private func decodeRow(
-        _ bytes: UnsafeRawBufferPointer, primaryKey: Int64, values: (inout ByteReader, Int, UnsafeBufferPointer<UInt8>) throws -> Void
+        _ bytes: UnsafeRawBufferPointer, primaryKey: Int64, checkingVersion: Bool = true,
+        values: (inout ByteReader, Int, UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws -> (objectID: ObjectID, version: Int64, toOne: ToOneValues) {
         var reader = ByteReader(bytes)
         let format = try reader.u8()
@@ -293,7 +296,7 @@ struct RowCodec {
         let version = Int64(bitPattern: try reader.u64())
         // Versions start at 1: a row read at another was saved over without a word, or counted
         // past Int64.max (the fuzz tests).
-        guard version >= 1 && version < Int64.max else { throw ByteReader.Truncated() }
+        guard !checkingVersion || version >= 1 && version < Int64.max else { throw ByteReader.Truncated() }
         let attributeCount = Int(try reader.u16())
         if attributeCount == shape.attributes && attributeCount == shape.storedAttributes {
             let start = kindStarts[Int(code)]

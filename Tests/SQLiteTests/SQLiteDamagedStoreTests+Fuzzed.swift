@@ -145,4 +145,35 @@ extension SQLiteDamagedStoreTests {
             #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("Garage.cars") == true, "\(String(describing: error))")
         }
     }
+
+    @Test("a row whose version is damaged is deleted through its unread fault, indexed or not, as the LMDB store deletes it (nothing is checked of a row deleted unread)", arguments: ["Plain", "Indexed"])
+    func deletingARowWithADamagedVersion(entity: String) throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Plain") { e in e.attribute("name", .string) }
+            m.entity("Indexed") { e in e.attribute("score", .double, indexed: true) }
+        }
+        let url = try SQLiteStoreTests.temporaryFile()
+        let seeding = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        let seeder = seeding.newBackgroundContext()
+        try seeder.performAndWait {
+            try seeder.insertObject(entityName: "Plain").setValue("one", forKey: "name")
+            try seeder.insertObject(entityName: "Indexed").setValue(1.5, forKey: "score")
+            try seeder.save()
+        }
+        seeding.close()
+        try Self.execute(url, "UPDATE \"\(entity)\" SET version = 0")
+        let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
+        defer { container.close() }
+        let id = ObjectID(entityName: entity, storeIdentifier: try #require(container.coordinator.persistentStores.first).identifier, primaryKey: 1)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            context.delete(context.object(with: id))
+            try context.save()
+        }
+        let check = container.newBackgroundContext()
+        let left = try check.performAndWait {
+            try ["Plain", "Indexed"].map { try check.count(for: FetchRequest<ManagedObject>(entityName: $0)) }
+        }
+        #expect(left == (entity == "Plain" ? [0, 1] : [1, 0]))
+    }
 }
