@@ -1,6 +1,7 @@
 import CLMDB
 import Foundation
 import ObjectGraph
+import ObjectGraphConformance
 import ObjectGraphLMDB
 import Testing
 
@@ -291,26 +292,12 @@ struct LMDBDamagedStoreTests {
 }
 
 extension LMDBDamagedStoreTests {
-    /// Entities whose delete rules read nothing of a row: deleting an unread fault of one reads
-    /// no row in the context, only in the store.
-    static func relationshipFreeModel() throws -> ManagedObjectModel {
-        try ManagedObjectModel { m in
-            m.entity("Plain") { e in e.attribute("name", .string) }
-            m.entity("Indexed") { e in e.attribute("score", .double, indexed: true) }
-        }
-    }
-
     @Test("a row whose version is damaged is deleted through its unread fault whether its entity has an index (its values read for their entries) or not, as the SQLite store deletes it: it was refused only when an index was kept", arguments: ["Plain", "Indexed"])
     func deletingARowWithADamagedVersion(entity: String) throws {
         let url = try LMDBFixture.temporaryFile()
-        let model = try Self.relationshipFreeModel()
+        let model = try StoreDamageProbe.relationshipFreeModel()
         let seeding = try PersistentContainer(model: model, stores: [.lmdb(at: url)])
-        let seeder = seeding.newBackgroundContext()
-        try seeder.performAndWait {
-            try seeder.insertObject(entityName: "Plain").setValue("one", forKey: "name")
-            try seeder.insertObject(entityName: "Indexed").setValue(1.5, forKey: "score")
-            try seeder.save()
-        }
+        try StoreDamageProbe.seedRelationshipFree(seeding)
         seeding.close()
         var row = try #require(try Self.get(url, "og:rows:\(entity)", Self.key(1)))
         // format · u16 entity code · u64 version: 0, which no saved row holds.
@@ -318,22 +305,7 @@ extension LMDBDamagedStoreTests {
         try Self.put(url, "og:rows:\(entity)", Self.key(1), row)
         let container = try PersistentContainer(model: model, stores: [.lmdb(at: url)])
         defer { container.close() }
-        let id = ObjectID(entityName: entity, storeIdentifier: try #require(container.coordinator.persistentStores.first).identifier, primaryKey: 1)
-        let context = container.newBackgroundContext()
-        try context.performAndWait {
-            context.delete(context.object(with: id))
-            try context.save()
-        }
-        let check = container.newBackgroundContext()
-        let left = try check.performAndWait {
-            try ["Plain", "Indexed"].map { try check.count(for: FetchRequest<ManagedObject>(entityName: $0)) }
-        }
-        #expect(left == (entity == "Plain" ? [0, 1] : [1, 0]))
-        // Its index entry went with it: the index finds no score.
-        if entity == "Indexed" {
-            var scored = FetchRequest<ManagedObject>(entityName: "Indexed")
-            scored.predicate = .key("score") == 1.5
-            #expect(try check.performAndWait { try check.count(for: scored) } == 0)
-        }
+        // Plains, Indexeds, Indexeds found by their score: the index entry went with the row.
+        #expect(try StoreDamageProbe.deleteUnread(entity, in: container) == (entity == "Plain" ? [0, 1, 1] : [1, 0, 0]))
     }
 }

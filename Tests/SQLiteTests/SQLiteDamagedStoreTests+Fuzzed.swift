@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphConformance
 import ObjectGraphSQLite
 import Testing
 
@@ -148,32 +149,14 @@ extension SQLiteDamagedStoreTests {
 
     @Test("a row whose version is damaged is deleted through its unread fault, indexed or not, as the LMDB store deletes it (nothing is checked of a row deleted unread)", arguments: ["Plain", "Indexed"])
     func deletingARowWithADamagedVersion(entity: String) throws {
-        let model = try ManagedObjectModel { m in
-            m.entity("Plain") { e in e.attribute("name", .string) }
-            m.entity("Indexed") { e in e.attribute("score", .double, indexed: true) }
-        }
         let url = try SQLiteStoreTests.temporaryFile()
+        let model = try StoreDamageProbe.relationshipFreeModel()
         let seeding = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
-        let seeder = seeding.newBackgroundContext()
-        try seeder.performAndWait {
-            try seeder.insertObject(entityName: "Plain").setValue("one", forKey: "name")
-            try seeder.insertObject(entityName: "Indexed").setValue(1.5, forKey: "score")
-            try seeder.save()
-        }
+        try StoreDamageProbe.seedRelationshipFree(seeding)
         seeding.close()
         try Self.execute(url, "UPDATE \"\(entity)\" SET version = 0")
         let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
         defer { container.close() }
-        let id = ObjectID(entityName: entity, storeIdentifier: try #require(container.coordinator.persistentStores.first).identifier, primaryKey: 1)
-        let context = container.newBackgroundContext()
-        try context.performAndWait {
-            context.delete(context.object(with: id))
-            try context.save()
-        }
-        let check = container.newBackgroundContext()
-        let left = try check.performAndWait {
-            try ["Plain", "Indexed"].map { try check.count(for: FetchRequest<ManagedObject>(entityName: $0)) }
-        }
-        #expect(left == (entity == "Plain" ? [0, 1] : [1, 0]))
+        #expect(try StoreDamageProbe.deleteUnread(entity, in: container) == (entity == "Plain" ? [0, 1, 1] : [1, 0, 0]))
     }
 }
