@@ -163,6 +163,43 @@ struct BinaryFileCorruptionTests {
         #expect(try Data(contentsOf: url) == before, "the file is left as it was")
     }
 
+    @Test("a file whose rows came without their key counter, or with a counter below 1 and no rows, hands out keys from past its rows or from 1: the first failed every insert on an existing key, the second gave keys below 1", arguments: [Int64?.none, 0, -5])
+    func missingOrNonPositiveKeyCounter(counter: Int64?) throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Note") { e in e.attribute("text", .string) }
+            m.entity("Tag") { e in e.attribute("name", .string) }
+        }
+        let url = try Support.temporaryStore()
+        defer { Support.remove(url) }
+        let container = try Support.container(url, model: model)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for text in ["one", "two"] { try context.insertObject(entityName: "Note").setValue(text, forKey: "text") }
+            try context.save()
+        }
+        var contents = try Support.contents(container)
+        container.close()
+        // No counter for the Notes' two rows; Tag's counter (it has no rows) as given.
+        contents.nextPrimaryKey["Note"] = nil
+        contents.nextPrimaryKey["Tag"] = counter
+        try Data(try BinaryFileEncoder(model: model).encode(contents).joined()).write(to: url)
+
+        let reopened = try Support.container(url, model: model)
+        defer { reopened.close() }
+        let writer = reopened.newBackgroundContext()
+        let keys = try writer.performAndWait {
+            let note = try writer.insertObject(entityName: "Note")
+            try note.setValue("three", forKey: "text")
+            let tag = try writer.insertObject(entityName: "Tag")
+            try tag.setValue("first", forKey: "name")
+            try writer.save()
+            return [note.objectID.primaryKey, tag.objectID.primaryKey]
+        }
+        #expect(keys == [3, 1])
+        let reader = reopened.newBackgroundContext()
+        #expect(try reader.performAndWait { try reader.count(for: FetchRequest<ManagedObject>(entityName: "Note")) } == 3)
+    }
+
     @Test("a key counter not past its table's last key is refused as malformed at the counter, not left to fail every insert")
     func keyCounterBehindItsRows() throws {
         var contents = try BinaryFileStore.contents(ofFile: try Self.storeBytes(people: 4), model: FuzzInput.model)
@@ -172,6 +209,22 @@ struct BinaryFileCorruptionTests {
         let error = try Self.openError(bytes)
         let problem = try #require(error?.underlying as? BinaryFileFormatError, "\(String(describing: error))")
         #expect(problem.problem == .malformed && problem.detail.contains("key counter of \(root)"), "\(problem)")
+    }
+
+    @Test("a row version outside 1..<Int64.max (behind a sound checksum) is refused as malformed at the version, where a negative one read as no saved row and one at Int64.max overflowed at the next save; one in range decodes", arguments: [Int64(0), -5, Int64.max, 7])
+    func versionOutsideItsRange(version: Int64) throws {
+        var contents = try BinaryFileStore.contents(ofFile: try Self.storeBytes(people: 4), model: FuzzInput.model)
+        let root = try #require(contents.tables.first { !$0.value.isEmpty }?.key)
+        let pk = try #require(contents.tables[root]?.keys.min())
+        contents.tables[root]?[pk]?.version = version
+        let bytes = Array(try BinaryFileEncoder(model: FuzzInput.model).encode(contents).joined())
+        guard let error = Self.decodeError(bytes) else {
+            #expect(version == 7)
+            #expect(try BinaryFileStore.contents(ofFile: bytes, model: FuzzInput.model).tables[root]?[pk]?.version == 7)
+            return
+        }
+        let problem = try #require(error.underlying as? BinaryFileFormatError, "\(error)")
+        #expect(version != 7 && problem.problem == .malformed && problem.detail.contains("the version of") && problem.detail.contains("row \(pk)"), "\(problem)")
     }
 
     @Test("nil in a required attribute (behind a sound checksum) is refused as malformed at the value, where it read as nil and stopped the process at a non-optional typed accessor", arguments: [true, false])
