@@ -19,7 +19,7 @@ enum PersistenceScenarios {
         return object
     }
 
-    static let all: [ConformanceScenario] = roundTrips + inheritance + transients
+    static let all: [ConformanceScenario] = roundTrips + inheritance + transients + versions
 
     static let roundTrips: [ConformanceScenario] = [
         ConformanceScenario("persistence.wholeGraphRoundTrip") { env in

@@ -7,7 +7,10 @@
 public struct RowSnapshot: Sendable, Hashable {
     /// The record's permanent ID.
     public var objectID: ObjectID
-    /// The optimistic-lock version: 1 after insert, +1 at each stored update.
+    /// The optimistic-lock version: 1 after insert, +1 at each stored update. A store never
+    /// hands up a row below 1: the shared layer reads a negative version as "no saved row" and
+    /// leaves such an object's update out of the save (a stored one out of range is damage;
+    /// the conformance kit's `persistence.versionsStartAtOneAndCountSaves` checks the count).
     public var version: Int64
     /// Attribute values by slot (possibly a stretch of an array shared with other rows of
     /// one answer, see ``AttributeValues``).
