@@ -231,15 +231,7 @@ struct SQLiteSchema {
 
             """
         for (root, columns) in tableColumns.sorted(by: { $0.key < $1.key }) {
-            let table = Self.table(root)
-            let body = (["pk INTEGER PRIMARY KEY", "entity TEXT NOT NULL", "version INTEGER NOT NULL"] + columns).joined(separator: ", ")
-            sql += "CREATE TABLE \(table) (\(body));\n"
-            if Self.onlyEntity(ofRoot: root, in: model) == nil {
-                sql += "CREATE INDEX \(Self.quote("ix:\(root).entity")) ON \(table) (entity);\n"
-            }
-            for column in columns where column.hasPrefix("\"fk:") {
-                sql += "CREATE INDEX \(Self.quote("ix:\(root).\(column.dropFirst().dropLast())")) ON \(table) (\(column));\n"
-            }
+            sql += tableSQL(root: root, columns: columns)
         }
         for index in attributeIndexes + uniquenessIndexes { sql += index.sql + "\n" }
         for (join, _) in joinTables.sorted(by: { $0.key < $1.key }) {
@@ -250,6 +242,29 @@ struct SQLiteSchema {
         }
         return sql
     }
+
+    /// The statements making `root`'s table (with `columns`) and the indexes that go with it;
+    /// `IF NOT EXISTS` when `ifMissing`, for a table added to a file another process may be
+    /// adding it to as well.
+    func tableSQL(root: String, columns: [String], ifMissing: Bool = false) -> String {
+        let table = Self.table(root)
+        let create = ifMissing ? "CREATE TABLE IF NOT EXISTS" : "CREATE TABLE"
+        let index = ifMissing ? "CREATE INDEX IF NOT EXISTS" : "CREATE INDEX"
+        let body = (["pk INTEGER PRIMARY KEY", "entity TEXT NOT NULL", "version INTEGER NOT NULL"] + columns).joined(separator: ", ")
+        var sql = "\(create) \(table) (\(body));\n"
+        if Self.onlyEntity(ofRoot: root, in: model) == nil {
+            sql += "\(index) \(Self.quote("ix:\(root).entity")) ON \(table) (entity);\n"
+        }
+        for column in columns where column.hasPrefix("\"fk:") {
+            sql += "\(index) \(Self.quote("ix:\(root).\(column.dropFirst().dropLast())")) ON \(table) (\(column));\n"
+        }
+        return sql
+    }
+
+    /// The roots whose table has no column of its own (every entity of the hierarchy holds
+    /// only to-manys kept in join tables). Files made before such roots got a table have none
+    /// (its rows' keys and versions were nowhere, and inserting one failed).
+    var columnlessRoots: [String] { tableColumns.filter { $0.value.isEmpty }.map(\.key).sorted() }
 
     /// `attribute`'s column as an index holds it: strings and URIs in `OG_NATURAL` order, the
     /// collation every comparison of them that ``SQLiteQueryCompiler`` writes names. SQLite uses

@@ -163,12 +163,23 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// process may have made them meanwhile. A file this connection cannot write (a read-only
     /// file or folder, or a writer holding the lock past the busy timeout) is left as it is,
     /// quietly: a missing index makes queries slower, never wrong, and a later open adds it.
+    ///
+    /// The tables of roots without columns (``SQLiteSchema/columnlessRoots``) are made the same
+    /// way when a file lacks them: files made before such roots got a table have none, and
+    /// their model hash is this model's.
     private static func synchronizeIndexes(_ connection: SQLiteConnection, schema: SQLiteSchema, request: StoreOpenRequest) throws {
         let wanted = schema.attributeIndexes + schema.uniquenessIndexes
-        guard !wanted.isEmpty else { return }
+        let columnless = schema.columnlessRoots
+        guard !wanted.isEmpty || !columnless.isEmpty else { return }
         // (Ends the read the identity's statement left open, before the write begins.)
         connection.resetActive()
-        guard try !indexesToMake(wanted, connection).isEmpty, let handle = connection.handle, sqlite3_db_readonly(handle, "main") == 0 else { return }
+        func missingTables() throws -> [String] {
+            guard !columnless.isEmpty else { return [] }
+            let names = Set(try tableNames(connection))
+            return columnless.filter { !names.contains($0) }
+        }
+        guard try !indexesToMake(wanted, connection).isEmpty || !missingTables().isEmpty,
+              let handle = connection.handle, sqlite3_db_readonly(handle, "main") == 0 else { return }
         func cannotWrite(_ error: StoreError) -> Bool { error.code == .busy || error.code == .io }
         do {
             try connection.execute("BEGIN IMMEDIATE;")
@@ -180,8 +191,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let matches = try hash.step() && hash.string(0) == request.modelVersionHash
             hash.reset()
             if matches {
-                let sql = try indexesToMake(wanted, connection).map { "DROP INDEX IF EXISTS \(SQLiteSchema.quote($0.name));\n\($0.sql)" }
-                try connection.execute(sql.joined(separator: "\n"))
+                // Tables first: an index may be on one of them.
+                var sql = try missingTables().map { schema.tableSQL(root: $0, columns: [], ifMissing: true) }
+                sql += try indexesToMake(wanted, connection).map { "DROP INDEX IF EXISTS \(SQLiteSchema.quote($0.name));\n\($0.sql)" }
+                if !sql.isEmpty { try connection.execute(sql.joined(separator: "\n")) }
             }
             try connection.execute(matches ? "COMMIT;" : "ROLLBACK;")
         } catch let error as StoreError where cannotWrite(error) {
