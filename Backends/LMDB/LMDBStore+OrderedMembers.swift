@@ -21,17 +21,24 @@ extension LMDBStore {
     }
 
     /// The duplicates under `key` of the ordered members database `dbi`, in list order.
-    func positionedMembers(_ dbi: MDB_dbi, key: [UInt8], in txn: LMDBTransaction) throws -> [PositionedMember] {
+    ///
+    /// With `allowed`, a member of an entity outside those codes is damage, as reading the
+    /// list refuses it: kept in the list the save rewrites, it was written back without a word.
+    func positionedMembers(_ dbi: MDB_dbi, key: [UInt8], allowed: EntityCodes? = nil, of relationship: RelationshipDescription? = nil, in txn: LMDBTransaction) throws -> [PositionedMember] {
         var result: [PositionedMember] = []
+        let name = relationship.map { " of \($0.entityName).\($0.name)" } ?? ""
         do {
             try txn.duplicates(dbi, key) { bytes in
                 var reader = ByteReader(bytes)
                 let position = try reader.orderedInt64(), pk = try reader.orderedInt64(), code = try reader.u16()
                 guard reader.isAtEnd else { throw ByteReader.Truncated() }
+                guard allowed?.contains(code) ?? true else {
+                    throw StoreError(.corrupt, "a relationship entry\(name) in \(url.path) is damaged (its member, key \(pk), is of an entity outside the destination)")
+                }
                 result.append(PositionedMember(id: try codec.namespace(code).objectID(primaryKey: pk), position: position, pk: pk, code: code))
             }
         } catch is ByteReader.Truncated {
-            throw StoreError(.corrupt, "a relationship entry in \(url.path) is damaged (an ordered member's is 18 bytes)")
+            throw StoreError(.corrupt, "a relationship entry\(name) in \(url.path) is damaged (an ordered member's is 18 bytes)")
         }
         return result
     }

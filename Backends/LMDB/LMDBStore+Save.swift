@@ -214,7 +214,8 @@ extension LMDBStore {
         var added: [ObjectID] = []
         added.reserveCapacity(change.added.count)
         if relationship.isOrdered {
-            let stored = try positionedMembers(dbi, key: key, in: txn)
+            let allowed = handles.memberRead(of: relationship, layout: layout)?.allowed
+            let stored = try positionedMembers(dbi, key: key, allowed: allowed, of: relationship, in: txn)
             let before = stored.map(\.id)
             var after = before
             if following {

@@ -3,6 +3,7 @@ import Foundation
 import ObjectGraph
 import ObjectGraphConformance
 import ObjectGraphLMDB
+import OrderedCollections
 import Testing
 
 /// Environments whose ObjectGraph contents were damaged (values of a wrong length, counters
@@ -307,5 +308,30 @@ extension LMDBDamagedStoreTests {
         defer { container.close() }
         // Plains, Indexeds, Indexeds found by their score: the index entry went with the row.
         #expect(try StoreDamageProbe.deleteUnread(entity, in: container) == (entity == "Plain" ? [0, 1, 1] : [1, 0, 0]))
+    }
+}
+
+extension LMDBDamagedStoreTests {
+    @Test("an ordered member naming an entity outside the destination is damage when the store rewrites the list, as it is when the list is read; the store kept it and wrote it back (a context reads the list first, so the store is asked directly)")
+    func orderedMemberOutsideDestination() throws {
+        let url = try LMDBFixture.temporaryFile()
+        try LMDBOrderedFixture.withContext(url) { context in
+            let playlist = try context.insertObject(entityName: "Playlist")
+            try playlist.setValue("mix", forKey: "name")
+            for n in 1...3 { _ = try LMDBOrderedFixture.track(n, context) }
+            try playlist.setValue(OrderedSet(try context.fetch(FetchRequest<ManagedObject>(entityName: "Track")).prefix(2)), forKey: "queue")
+        }
+        // Playlist 1's queue gains, at the end, a duplicate naming Playlist 1 (code 0; Track is 1).
+        try Self.put(url, LMDBOrderedFixture.queueDatabase, Self.key(1), Self.key(1 << 40) + Self.key(1) + [0, 0])
+        let model = try LMDBOrderedFixture.model()
+        let container = try PersistentContainer(model: model, stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let store = try #require(container.coordinator.persistentStores.first)
+        let queue = try #require(model.entity(named: "Playlist")?.relationship(named: "queue"))
+        func id(_ entity: String, _ pk: Int64) -> ObjectID { ObjectID(entityName: entity, storeIdentifier: store.identifier, primaryKey: pk) }
+        var changes = StoreChangeSet()
+        changes.toMany = [ToManyChange(source: id("Playlist", 1), relationship: queue, added: [id("Track", 3)], removed: [], order: nil)]
+        let error = #expect(throws: StoreError.self) { try store.save(changes) }
+        #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("Playlist.queue") == true, "\(String(describing: error))")
     }
 }
