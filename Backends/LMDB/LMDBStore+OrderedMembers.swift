@@ -26,19 +26,21 @@ extension LMDBStore {
     /// list refuses it: kept in the list the save rewrites, it was written back without a word.
     func positionedMembers(_ dbi: MDB_dbi, key: [UInt8], allowed: EntityCodes? = nil, of relationship: RelationshipDescription? = nil, in txn: LMDBTransaction) throws -> [PositionedMember] {
         var result: [PositionedMember] = []
-        let name = relationship.map { " of \($0.entityName).\($0.name)" } ?? ""
+        func named() -> String { relationship.map { " of \($0.entityName).\($0.name)" } ?? "" }
         do {
             try txn.duplicates(dbi, key) { bytes in
                 var reader = ByteReader(bytes)
                 let position = try reader.orderedInt64(), pk = try reader.orderedInt64(), code = try reader.u16()
                 guard reader.isAtEnd else { throw ByteReader.Truncated() }
+                // (An unknown code first, as damage of the entry: see memberID.)
+                let namespace = try codec.namespace(code)
                 guard allowed?.contains(code) ?? true else {
-                    throw StoreError(.corrupt, "a relationship entry\(name) in \(url.path) is damaged (its member, key \(pk), is of an entity outside the destination)")
+                    throw StoreError(.corrupt, "a relationship entry\(named()) in \(url.path) is damaged (its member, key \(pk), is of an entity outside the destination)")
                 }
-                result.append(PositionedMember(id: try codec.namespace(code).objectID(primaryKey: pk), position: position, pk: pk, code: code))
+                result.append(PositionedMember(id: namespace.objectID(primaryKey: pk), position: position, pk: pk, code: code))
             }
         } catch is ByteReader.Truncated {
-            throw StoreError(.corrupt, "a relationship entry\(name) in \(url.path) is damaged (an ordered member's is 18 bytes)")
+            throw StoreError(.corrupt, "a relationship entry\(named()) in \(url.path) is damaged (not an 18-byte position, key and entity code of this store)")
         }
         return result
     }

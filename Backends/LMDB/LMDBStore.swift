@@ -207,7 +207,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
                            let slot = entity.attributes.firstIndex(where: { LMDBLayout.key($0) == key }) {
                             let pk = try PrimaryKeyBytes.decode(row.key)
                             let snapshot: RowSnapshot
-                            do { snapshot = try codec.decode(row.value, primaryKey: pk) } catch {
+                            // (Only the values matter here: a damaged version is refused
+                            // when the row is read, not by every open.)
+                            do { snapshot = try codec.decode(row.value, primaryKey: pk, checkingVersion: false) } catch {
                                 throw StoreError(.corrupt, "the row with key \(pk) in \(txn.environment.path) is damaged or of an unknown format", underlying: error)
                             }
                             entries.append((IndexKey.storedKey(snapshot.attributes[slot], type: attribute.type, limit: keyLimit), IndexKey.entry(pk: pk, code: code)))

@@ -173,12 +173,19 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         guard !wanted.isEmpty || !columnless.isEmpty else { return }
         // (Ends the read the identity's statement left open, before the write begins.)
         connection.resetActive()
+        // (SQLite's names ignore ASCII case, as its schema's do: see SQLiteSchema+Names.)
         func missingTables() throws -> [String] {
             guard !columnless.isEmpty else { return [] }
-            let names = Set(try tableNames(connection))
-            return columnless.filter { !names.contains($0) }
+            let names = Set(try tableNames(connection).map { $0.lowercased() })
+            return columnless.filter { !names.contains($0.lowercased()) }
         }
-        guard try !indexesToMake(wanted, connection).isEmpty || !missingTables().isEmpty,
+        func storedHashMatches() throws -> Bool {
+            let hash = try connection.prepare("SELECT value FROM og_metadata WHERE key = 'modelVersionHash'")
+            defer { hash.reset() }
+            return try hash.step() && hash.string(0) == request.modelVersionHash
+        }
+        // Another model's file (refused by the coordinator after the open) is not locked.
+        guard try !indexesToMake(wanted, connection).isEmpty || !missingTables().isEmpty, try storedHashMatches(),
               let handle = connection.handle, sqlite3_db_readonly(handle, "main") == 0 else { return }
         func cannotWrite(_ error: StoreError) -> Bool { error.code == .busy || error.code == .io }
         do {
@@ -187,9 +194,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return
         }
         do {
-            let hash = try connection.prepare("SELECT value FROM og_metadata WHERE key = 'modelVersionHash'")
-            let matches = try hash.step() && hash.string(0) == request.modelVersionHash
-            hash.reset()
+            let matches = try storedHashMatches()
             if matches {
                 // Tables first: an index may be on one of them.
                 var sql = try missingTables().map { schema.tableSQL(root: $0, columns: [], ifMissing: true) }
@@ -211,9 +216,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index'")
         defer { statement.reset() }
         var existing: [String: String] = [:]
-        while try statement.step() { if let name = statement.string(0) { existing[name] = statement.string(1) ?? "" } }
+        while try statement.step() { if let name = statement.string(0) { existing[name.lowercased()] = statement.string(1) ?? "" } }
         return wanted.filter { index in
-            guard let sql = existing[index.name] else { return true }
+            guard let sql = existing[index.name.lowercased()] else { return true }
             return index.sql.contains("COLLATE OG_NATURAL") && !sql.contains("OG_NATURAL")
         }
     }

@@ -40,9 +40,13 @@ extension PersistenceScenarios {
             try checkEqual(try storedVersions(), ["tag": 1, "logic": 2, "ada": 3], "a membership saved counts one on each end it changes")
             try env.reopen()
             try checkEqual(try storedVersions(), ["tag": 1, "logic": 2, "ada": 3], "versions survive reopening")
-            guard let store = env.container.coordinator.persistentStores.first else { return }
+            guard let store = env.container.coordinator.persistentStores.first else {
+                throw ScenarioFailure(message: "the reopened container has no store", file: #filePath, line: #line)
+            }
             for name in ["Tag", "Subject", "Student"] {
-                guard let entity = env.model.entity(named: name) else { continue }
+                guard let entity = env.model.entity(named: name) else {
+                    throw ScenarioFailure(message: "the model has no \(name)", file: #filePath, line: #line)
+                }
                 let rows = try store.fetch(StoreFetchRequest(entity: entity, resultType: .snapshots)).snapshots
                 try check(!rows.isEmpty && rows.allSatisfy { $0.version >= 1 }, "every fetched \(name) row has a version of at least 1: \(rows.map(\.version))")
             }

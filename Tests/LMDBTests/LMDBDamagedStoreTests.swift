@@ -335,3 +335,29 @@ extension LMDBDamagedStoreTests {
         #expect(error?.code == .corrupt && error?.message.contains(url.path) == true && error?.message.contains("Playlist.queue") == true, "\(String(describing: error))")
     }
 }
+
+extension LMDBDamagedStoreTests {
+    @Test("an index made for rows saved before it, at open, takes a row with a damaged version by its values: the open succeeded only without such a row, and reading the row still refuses it")
+    func indexRebuiltOverADamagedVersion() throws {
+        let url = try LMDBFixture.temporaryFile()
+        try LMDBIndexSyncTests.insert(["alpha", "beta"], model: try LMDBIndexSyncTests.model(), url: url)
+        var row = try #require(try Self.get(url, "og:rows:Item", Self.key(1)))
+        withUnsafeBytes(of: UInt64(0).bigEndian) { row.replaceSubrange(3..<11, with: $0) }
+        try Self.put(url, "og:rows:Item", Self.key(1), row)
+        // Indexed now: the open builds the index from every row.
+        let container = try PersistentContainer(model: try LMDBIndexSyncTests.model(indexed: true), stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let (beta, error) = try context.performAndWait {
+            let beta = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item", predicate: .key("name") == "beta")).map { try $0.value(forKey: "name") as? String }
+            let error = #expect(throws: StoreError.self) {
+                var alpha = FetchRequest<ManagedObject>(entityName: "Item", predicate: .key("name") == "alpha")
+                alpha.returnsObjectsAsFaults = false
+                _ = try context.fetch(alpha)
+            }
+            return (beta, error)
+        }
+        #expect(beta == ["beta"])
+        #expect(error?.code == .corrupt && error?.message.contains(url.path) == true, "\(String(describing: error))")
+    }
+}
