@@ -108,9 +108,7 @@ extension BinaryFileDecoder {
             let layout = try reader.index("the entity of \(root.name) row \(pk)", below: layouts.count)
             let versionStart = reader.offset
             let version = try reader.signed("the version of \(names[layout]) row \(pk)")
-            // Versions start at 1: a row read at another was saved over without a word, or
-            // counted past Int64.max (the fuzz tests).
-            guard version >= 1 && version < Int64.max else {
+            guard RowSnapshot.isStoredVersion(version) else {
                 throw reader.fail("the version of \(names[layout]) row \(pk) is \(version), outside 1..<\(Int64.max)", at: versionStart)
             }
             var attributes: [AttributeValue]

@@ -294,9 +294,7 @@ struct RowCodec {
         let namespace = try namespace(code)
         let shape = shapes[Int(code)]
         let version = Int64(bitPattern: try reader.u64())
-        // Versions start at 1: a row read at another was saved over without a word, or counted
-        // past Int64.max (the fuzz tests).
-        guard !checkingVersion || version >= 1 && version < Int64.max else { throw ByteReader.Truncated() }
+        guard !checkingVersion || RowSnapshot.isStoredVersion(version) else { throw ByteReader.Truncated() }
         let attributeCount = Int(try reader.u16())
         if attributeCount == shape.attributes && attributeCount == shape.storedAttributes {
             let start = kindStarts[Int(code)]

@@ -48,6 +48,12 @@ final class SQLiteRowReader: Sendable {
         self.namespaces = namespaces
     }
 
+    /// The namespaces among `namespaces` of `entity`'s hierarchy: those a reference to an
+    /// `entity` may name (any other is damage).
+    static func namespaces(_ namespaces: [String: ObjectID.Namespace], of entity: EntityDescription) -> [String: ObjectID.Namespace] {
+        namespaces.filter { entity.hierarchyNames.contains($0.key) }
+    }
+
     /// The readers of every table of `schema`, by root entity name.
     static func readers(for schema: SQLiteSchema, storeIdentifier: String) -> [String: SQLiteRowReader] {
         var namespaces: [String: ObjectID.Namespace] = [:]
@@ -61,10 +67,7 @@ final class SQLiteRowReader: Sendable {
             let toOne = layout.entity.toOneRelationships.map { relationship in
                 onlyEntity(ofRoot: schema.model.destinationEntity(of: relationship).rootName).flatMap { namespaces[$0] }
             }
-            let choices = layout.entity.toOneRelationships.map { relationship in
-                let names = schema.model.destinationEntity(of: relationship).hierarchyNames
-                return namespaces.filter { names.contains($0.key) }
-            }
+            let choices = layout.entity.toOneRelationships.map { Self.namespaces(namespaces, of: schema.model.destinationEntity(of: $0)) }
             plans[name] = Plan(layout: layout, namespace: namespace, toOneNamespaces: toOne, toOneChoices: choices)
         }
         var readers: [String: SQLiteRowReader] = [:]
@@ -176,16 +179,15 @@ final class SQLiteRowReader: Sendable {
             toOne: toOne(statement, toOnePositions, toOneNamespaces, choices))
     }
 
-    /// The version of the statement's current row (column 2). Versions start at 1: one outside
-    /// 1..<Int64.max is noted as damage — an update of a row read at a negative version was left
-    /// out of its save without a word, and one at Int64.max counted past it (the fuzz tests).
+    /// The version of the statement's current row (column 2), noted as damage when no stored
+    /// row may hold it (see ``ObjectGraph/RowSnapshot/isStoredVersion(_:)``).
     @inline(__always)
     private static func version(_ statement: SQLiteStatement) -> Int64 {
         let version = statement.int64(2)
         // (The value's storage type is not asked: that took 60 instructions a row, 1.6% of
         // fetching 100,000 messages, callgrind. A real in range, 2.5, reads as 2, and saving
         // the row then meets a conflict rather than this damage.)
-        if version < 1 || version == Int64.max { statement.noteDamage(2) }
+        if !RowSnapshot.isStoredVersion(version) { statement.noteDamage(2) }
         return version
     }
 

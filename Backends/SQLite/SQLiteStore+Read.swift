@@ -97,7 +97,7 @@ extension SQLiteStore {
             // A destination that is the table's root takes every row the reader accepts.
             let destination = model.destinationEntity(of: relationship)
             let destinations: Set<ObjectID.Namespace>? = singleNamespace == nil && destination.name != destination.rootName
-                ? Set(reader.namespaces.filter { destination.hierarchyNames.contains($0.key) }.values) : nil
+                ? Set(SQLiteRowReader.namespaces(reader.namespaces, of: destination).values) : nil
             try forEachChunk(of: bySourceKey) { chunk in
                 let placeholders = Self.placeholders(chunk.count)
                 let sql: String

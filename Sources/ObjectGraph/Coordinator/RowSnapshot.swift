@@ -12,6 +12,12 @@ public struct RowSnapshot: Sendable, Hashable {
     /// leaves such an object's update out of the save (a stored one out of range is damage;
     /// the conformance kit's `persistence.versionsStartAtOneAndCountSaves` checks the count).
     public var version: Int64
+
+    /// Whether a stored row may hold `version`: from 1 (a row read at another was saved over
+    /// without a word), below Int64.max (counting past it overflowed). The built-in stores
+    /// refuse any other as damage when they read the row (the fuzz tests).
+    @inlinable
+    public static func isStoredVersion(_ version: Int64) -> Bool { version >= 1 && version < Int64.max }
     /// Attribute values by slot (possibly a stretch of an array shared with other rows of
     /// one answer, see ``AttributeValues``).
     public var attributes: AttributeValues
