@@ -73,12 +73,6 @@ extension SQLiteStore {
         return index
     }
 
-    private func storedVersion(_ connection: SQLiteConnection, root: String, pk: Int64) throws -> Int64? {
-        let statement = try connection.prepare("SELECT version FROM \(SQLiteSchema.table(root)) WHERE pk = ?")
-        try statement.bind(pk, at: 1)
-        return try statement.step() ? statement.int64(0) : nil
-    }
-
     /// Throws damage when the row's version is stored as anything but an integer. Reading
     /// takes a real in range (2.5) as the integer under it, so the update's `version = ?`
     /// missed a row whose version read as the expected one: a conflict that no merge could
