@@ -6,7 +6,7 @@ public enum ConformanceKit {
     /// Every scenario, in a stable order. New scenario groups are added here and then run on
     /// every backend automatically.
     public static let scenarios: [ConformanceScenario] =
-        RelationshipScenarios.all + RelationshipScenarios.deletedDestinations + RelationshipScenarios.refreshedPairs + RelationshipScenarios.refreshedOneToMany + DeleteRuleScenarios.all + ContextScenarios.all
+        RelationshipScenarios.all + RelationshipScenarios.deletedDestinations + RelationshipScenarios.refreshedPairs + RelationshipScenarios.refreshedOneToMany + RelationshipScenarios.refreshedMoves + DeleteRuleScenarios.all + ContextScenarios.all
         + FaultingScenarios.all + ValidationScenarios.all + PersistenceScenarios.all
         + AttributeScenarios.all + FetchScenarios.all + FetchScenarios.deletedDestinations + ResultScenarios.all + ResultScenarios.groupKeys + ResultScenarios.groupByRelationship + ResultScenarios.unsavedChanges + ResultScenarios.columns
         + PredicateScenarios.all

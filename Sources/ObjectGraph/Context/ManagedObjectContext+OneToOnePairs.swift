@@ -44,3 +44,53 @@ extension ManagedObjectContext {
         }
     }
 }
+
+extension ManagedObjectContext {
+    /// The changed one-to-ones of `object` before a refresh drops its changes: each
+    /// relationship with the destination the object names now.
+    func changedOneToOnes(of object: ManagedObject) -> [(relationship: RelationshipDescription, destination: ObjectID?)] {
+        guard model.hasOneToOnes, !object.isFaultStorage, !object.isInsertedStorage, !object.isDeletedStorage,
+              !object.changedToOneSlots.isEmpty else { return [] }
+        return object.entity.toOneRelationships.compactMap { relationship in
+            guard relationship.hasInverse, !relationship.inverseIsToMany, !relationship.isTransient,
+                  object.changedToOneSlots.contains(relationship.slot) else { return nil }
+            return (relationship, object.toOneValues[relationship.slot])
+        }
+    }
+
+    /// After `refresh(_:mergeChanges: false)`: a one-to-one change of `object` that its
+    /// partner still records is made again, so the context shows the pair the save stores.
+    ///
+    /// The save completes a pair from the side still changed (``pairOneToOnes()``), so the
+    /// refresh could not drop such a change, only hide it: after `car.engine = e2;
+    /// refresh(car, mergeChanges: false)` the car named its old engine while `e2.car` named the
+    /// car, and deleting the car then nullified the old engine's side and left `e2` naming a
+    /// deleted row, which failed the save (an audit). Set to nil, the pair had no side to
+    /// complete it from at all: the old partner's cleared to-one was stored next to the car
+    /// still naming it. A change the partner no longer records (it has moved on) stays dropped.
+    func keepOneToOnePairs(of object: ManagedObject, _ pairs: [(relationship: RelationshipDescription, destination: ObjectID?)]) {
+        guard !pairs.isEmpty, object.belongs(to: self), !object.isDeletedStorage else { return }
+        // Not undoable, as the refresh is not: undo keeps the states it recorded before it.
+        let stack = undoStackStorage
+        undoStackStorage = nil
+        defer { undoStackStorage = stack }
+        for (relationship, destination) in pairs {
+            guard let inverseSlot = relationship.inverseSlot else { continue }
+            func records(_ partner: ManagedObject, _ named: (ObjectID?) -> Bool) -> Bool {
+                guard partner.isInsertedStorage || partner.changedToOneSlots.contains(inverseSlot),
+                      inverseSlot < partner.toOneValues.count else { return false }
+                return named(partner.toOneValues[inverseSlot])
+            }
+            if let destination {
+                guard let partner = registeredLive(destination), partner.belongs(to: self), !partner.isDeletedStorage,
+                      records(partner, { $0 == object.objectID }) else { continue }
+                try? setToOne(object, relationship, partner)
+            } else {
+                guard (try? fulfillFaultIfNeeded(object)) != nil, let shown = object.toOneValues[relationship.slot],
+                      let partner = registeredLive(shown), partner.belongs(to: self),
+                      partner.isDeletedStorage || records(partner, { $0 != object.objectID }) else { continue }
+                try? setToOne(object, relationship, nil)
+            }
+        }
+    }
+}

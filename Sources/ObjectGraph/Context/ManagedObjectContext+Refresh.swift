@@ -13,7 +13,8 @@ extension ManagedObjectContext {
     ///
     /// Without `mergeChanges`, the object's unsaved changes are dropped (but for membership
     /// changes its members record too, which are one change with theirs: see
-    /// `pairedMembershipChanges(of:)`) and, if it held values, it is turned into a fault between ``ManagedObject/willTurnIntoFault()`` and
+    /// `pairedMembershipChanges(of:)`; and but for a one-to-one change its partner records
+    /// too, made again: see `keepOneToOnePairs(of:_:)`) and, if it held values, it is turned into a fault between ``ManagedObject/willTurnIntoFault()`` and
     /// ``ManagedObject/didTurnIntoFault()`` (a deleted object stays deleted). With
     /// `mergeChanges`, an object without changes is turned into a fault the same way; one with
     /// changes takes the stored values of the properties it did not change, and its read
@@ -31,14 +32,17 @@ extension ManagedObjectContext {
         requireQueue("refresh(\(object.objectID))")
         guard object.belongs(to: self), !object.isInsertedStorage else { return }
         let shown = shownInverseSides(of: object)
+        let merging = mergeChanges && object.hasChanges
+        let pairs = merging ? [] : changedOneToOnes(of: object)
         coordinator.rowCache.remove(object.objectID)
         if !object.isDeletedStorage { changeLog.refreshed(object) }
-        if mergeChanges && object.hasChanges {
+        if merging {
             _ = try? reloadKeepingChanges([object])
         } else {
             discardChangesAndFault(object)
         }
         keepInversesInStep(afterRefreshing: object, shown: shown)
+        keepOneToOnePairs(of: object, pairs)
     }
 
     /// Refreshes every registered object as ``refresh(_:mergeChanges:)`` with `mergeChanges`

@@ -12,6 +12,8 @@ import OrderedCollections
 ///
 /// - the refreshed object's to-one changed: the to-many of its old and its new destination is
 ///   read again when next touched (recorded changes replayed), as a merge reads them again;
+///   when the refresh dropped the object's own move, the two destinations first drop the
+///   halves of it they recorded (the to-one is the membership);
 /// - the refreshed object's loaded to-many lost or gained members: each such member that is
 ///   loaded, whose inverse to-one it did not change itself, and that still names the other
 ///   class takes its stored row under its own changes (as a merge would: another context
@@ -69,8 +71,38 @@ extension ManagedObjectContext {
         for (relationship, before) in shown {
             let now = row.map { $0.toOne[relationship.slot] } ?? object.toOneValues[relationship.slot]
             guard now != before, let inverseSlot = relationship.inverseSlot else { continue }
+            if !object.changedToOneSlots.contains(relationship.slot) {
+                // The refresh dropped the object's own move (or another save moved it): the
+                // halves its old and new destinations recorded of a move of this context go
+                // with it. Replayed, they listed it where its to-one no longer names, and a
+                // cascade from that list deleted it (or a nullify missed it, leaving its key
+                // on a deleted row). The to-one is a one-to-many's membership (see
+                // pairedMembershipChanges(of:)).
+                for id in [before, now] { if let id { forgetRecordedChange(of: object.objectID, at: id, slot: inverseSlot) } }
+            }
             for id in [before, now] { if let id { rereadMembers(of: id, slot: inverseSlot) } }
         }
+    }
+
+    /// Drops what the to-many at `slot` of the registered object `ownerID` recorded about
+    /// `member` (added or removed); an owner left with no change is no longer updated.
+    private func forgetRecordedChange(of member: ObjectID, at ownerID: ObjectID, slot: Int) {
+        guard let owner = registeredLive(ownerID), owner.belongs(to: self), !owner.isDeletedStorage,
+              slot < owner.toManyStates.count else { return }
+        let state = owner.toManyStates[slot]
+        guard state.added.contains(member) || state.removed.contains(member) else { return }
+        if owner.isInsertedStorage {
+            // An inserted owner's additions are its members (nothing to read again).
+            owner.toManyStates[slot].remove(member)
+        } else {
+            owner.toManyStates[slot].added.remove(member)
+        }
+        owner.toManyStates[slot].removed.remove(member)
+        guard owner.isUpdatedStorage, owner.changedAttributeSlots.isEmpty, owner.changedToOneSlots.isEmpty,
+              !owner.toManyStates.contains(where: \.hasChanges) else { return }
+        updatedStorage.removeValue(forKey: owner.objectID)
+        owner.isUpdatedStorage = false
+        changeLog.discardedUpdate(owner)
     }
 
     /// The refreshed object's to-many with a to-one inverse: members that left or joined in
