@@ -239,6 +239,29 @@ struct BadInputTests {
         }
         #expect(FetchPredicate.maximumNesting >= 200, "whatever the parser accepts nests within the limit")
     }
+
+    /// An ID of an entity the model lacks (a URI saved under an older model, say): `object(with:)`
+    /// stopped the process; it now gives a stand-in that key-value access refuses, typed.
+    @Test func objectForAnIDOfAnUnknownEntityIsAStandIn() throws {
+        let (container, context) = try Self.people()
+        defer { container.close() }
+        try context.performAndWait {
+            let person = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).first)
+            let text = person.objectID.uriRepresentation.absoluteString.replacingOccurrences(of: "/Person/", with: "/Renamed/")
+            let url = try #require(URL(string: text))
+            let id = try #require(ObjectID(uri: url), "\(text) parses")
+            #expect(id.entityName == "Renamed")
+            expectGraphError(.unknownEntity, mentioning: ["Renamed"]) { _ = try context.existingObject(with: id) }
+            let standIn = context.object(with: id)
+            #expect(standIn.objectID == id)
+            #expect(standIn.managedObjectContext == nil)
+            #expect(context.registeredObject(for: id) == nil, "the stand-in is not registered")
+            expectGraphError(.unknownEntity, mentioning: ["Renamed", "age"]) { _ = try standIn.value(forKey: "age") }
+            expectGraphError(.unknownEntity, mentioning: ["Renamed", "name"]) { try standIn.setValue("x", forKey: "name") }
+            expectGraphError(.wrongContext) { try person.setValue(standIn, forKey: "team") }
+            #expect(!context.hasChanges)
+        }
+    }
 }
 
 /// A class a test binds to two entities.

@@ -222,10 +222,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// a new fault. Does not check that the record exists; touching a fault for a missing
     /// record makes it a deleted object with empty values, or, with
     /// ``shouldDeleteInaccessibleFaults`` off, throws or stops with
-    /// ``ObjectGraphError/Code/objectNotFound``.
+    /// ``ObjectGraphError/Code/objectNotFound``. An ID of an entity the model lacks gets a
+    /// stand-in in no context, which key-value access refuses with
+    /// ``ObjectGraphError/Code/unknownEntity`` (``existingObject(with:)`` throws it at once).
     public func object(with id: ObjectID) -> ManagedObject {
         requireQueue("object(with: \(id))")
         let resolved = resolvingHandedOverID(id)
+        guard model.entity(for: resolved) != nil else { return standInForUnknownEntity(resolved) }
         coordinator.noteObject(for: resolved)
         return registeredOrFault(resolved)
     }

@@ -6,6 +6,9 @@ import OrderedCollections
 extension ManagedObject {
     func requireContext(_ key: String) throws -> ManagedObjectContext {
         guard let context = contextStorage else {
+            if isUnknownEntityStandIn {
+                throw ObjectGraphError(.unknownEntity, objectID: objectID, key: key, "the model has no entity \(objectID.entityName); cannot use '\(key)' of \(objectID)")
+            }
             if isUninserted {
                 throw ObjectGraphError(.objectInaccessible, objectID: objectID, key: key, "\(objectID) is not inserted in a context; insert(_:) it before using '\(key)'")
             }
