@@ -38,4 +38,31 @@ struct RangeRuleNaNTests {
             try context.save()
         }
     }
+
+    // A NaN date bound is before and after every date, so the save refused every date; the
+    // model accepted it, where it refuses a NaN minimum or maximum.
+    @Test("a NaN earliest or latest date is refused when the model is built", arguments: [
+        ValidationRule.earliest(Date(timeIntervalSinceReferenceDate: .nan)),
+        .latest(Date(timeIntervalSinceReferenceDate: .nan)),
+    ])
+    func nanDateBoundIsRefused(_ rule: ValidationRule) {
+        let error = expectModelError(.invalidRule, entity: "Reading", property: "takenAt") { m in
+            m.entity("Reading") { e in e.attribute("takenAt", .date, optional: true, rules: [rule]) }
+        }
+        #expect(error?.message.contains("no date") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("4713") == false, "\(String(describing: error))")
+    }
+
+    // The default check compared with Date's `<` and `>`, which a NaN date passes, while the
+    // save compares intervals, which it fails: the model was accepted and every save of a
+    // new object failed.
+    @Test("a NaN date default breaks an earliest or latest rule when the model is built", arguments: [
+        ValidationRule.earliest(.distantPast),
+        .latest(.distantFuture),
+    ])
+    func nanDateDefaultIsRefused(_ rule: ValidationRule) {
+        expectModelError(.invalidDefault, entity: "Reading", property: "takenAt") { m in
+            m.entity("Reading") { e in e.attribute("takenAt", .date, default: Date(timeIntervalSinceReferenceDate: .nan), rules: [rule]) }
+        }
+    }
 }

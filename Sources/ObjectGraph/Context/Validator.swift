@@ -206,8 +206,7 @@ struct Validator {
         for rule in attribute.rules {
             switch (rule, value) {
             // A NaN is at or above no minimum and at or below no maximum: tested as `< bound`
-            // and `> bound` it passed every range rule and was saved. (Dates are compared by
-            // interval: Date's `>=` is `!(<)`, which holds for a NaN.)
+            // and `> bound` it passed every range rule and was saved.
             case (.minimum(let bound), _):
                 if Self.isBelow(value, bound) == true, let number = Self.number(value) {
                     add(.numberTooSmall, object, attribute.name, "\(name) is \(value), \(number.isNaN ? "not a number, so not at or above" : "below") the minimum \(bound)")
@@ -226,9 +225,9 @@ struct Validator {
                 }
                 patternIndex += 1
             case (.earliest(let bound), .date(let d)):
-                if !(d.timeIntervalSinceReferenceDate >= bound.timeIntervalSinceReferenceDate) { add(.dateTooSoon, object, attribute.name, "\(name) is \(Self.shown(d)), before \(bound.formatted(.iso8601))") }
+                if Self.isBefore(d, bound) { add(.dateTooSoon, object, attribute.name, "\(name) is \(Self.shown(d)), before \(bound.formatted(.iso8601))") }
             case (.latest(let bound), .date(let d)):
-                if !(d.timeIntervalSinceReferenceDate <= bound.timeIntervalSinceReferenceDate) { add(.dateTooLate, object, attribute.name, "\(name) is \(Self.shown(d)), after \(bound.formatted(.iso8601))") }
+                if Self.isAfter(d, bound) { add(.dateTooLate, object, attribute.name, "\(name) is \(Self.shown(d)), after \(bound.formatted(.iso8601))") }
             default:
                 if case .pattern = rule { patternIndex += 1 }
             }
@@ -256,6 +255,18 @@ struct Validator {
         if case .integer(let v) = value, let exact = exactInteger(bound, .down) { return v > exact }
         if case .decimal(let v) = value, !v.isNaN, let exact = exactDecimal(bound) { return v > exact }
         return number(value).map { !($0 <= bound) }
+    }
+
+    /// Whether `date` is before an earliest of `bound`, a NaN date being at or after nothing.
+    /// Compared by interval: Date's `>=` is `!(<)`, which holds for a NaN. The model's check
+    /// of a default reads this too, so a default it admits is one every save admits.
+    static func isBefore(_ date: Date, _ bound: Date) -> Bool {
+        !(date.timeIntervalSinceReferenceDate >= bound.timeIntervalSinceReferenceDate)
+    }
+
+    /// Whether `date` is after a latest of `bound` (see ``isBefore(_:_:)``).
+    static func isAfter(_ date: Date, _ bound: Date) -> Bool {
+        !(date.timeIntervalSinceReferenceDate <= bound.timeIntervalSinceReferenceDate)
     }
 
     /// `bound` as the decimal number its shortest description writes (`0.3`, not the binary

@@ -32,8 +32,8 @@ public enum ValidationRule: Sendable, Hashable, CustomStringConvertible {
         case .minLength(let v): return "minimum length \(v)"
         case .maxLength(let v): return "maximum length \(v)"
         case .pattern(let p): return "pattern \(p)"
-        case .earliest(let d): return "earliest \(d.formatted(.iso8601))"
-        case .latest(let d): return "latest \(d.formatted(.iso8601))"
+        case .earliest(let d): return "earliest \(Validator.shown(d))"
+        case .latest(let d): return "latest \(Validator.shown(d))"
         }
     }
 
@@ -52,7 +52,8 @@ extension ValidationRule {
     ///
     /// A minimum above the maximum (or an earliest date after the latest) fails every value
     /// but nil, as a maximum count below the minimum would; a negative length is no length; a
-    /// NaN bound compares with no number, so its rule never fails.
+    /// NaN bound compares with no number, so its rule never fails (and a NaN date bound with
+    /// no date, so its rule fails every date).
     static func contradiction(in rules: [ValidationRule]) -> String? {
         var minimum: Double?, maximum: Double?, minLength: Int?, maxLength: Int?, earliest: Date?, latest: Date?
         for rule in rules {
@@ -63,8 +64,9 @@ extension ValidationRule {
             case .minLength(let v), .maxLength(let v):
                 if v < 0 { return "rule '\(rule)' is negative" }
                 if case .minLength = rule { minLength = Swift.max(minLength ?? v, v) } else { maxLength = Swift.min(maxLength ?? v, v) }
-            case .earliest(let d): earliest = Swift.max(earliest ?? d, d)
-            case .latest(let d): latest = Swift.min(latest ?? d, d)
+            case .earliest(let d), .latest(let d):
+                if d.timeIntervalSinceReferenceDate.isNaN { return "rule '\(rule)' compares with no date, so every date fails it" }
+                if case .earliest = rule { earliest = Swift.max(earliest ?? d, d) } else { latest = Swift.min(latest ?? d, d) }
             case .pattern: break
             }
         }
@@ -89,8 +91,8 @@ extension ValidationRule {
         case (.minLength(let bound), .string(let s)): return s.count >= bound
         case (.maxLength(let bound), .string(let s)): return s.count <= bound
         case (.pattern, .string(let s)): return pattern?.matchesWhole(s) ?? true
-        case (.earliest(let bound), .date(let d)): return !(d < bound)
-        case (.latest(let bound), .date(let d)): return !(d > bound)
+        case (.earliest(let bound), .date(let d)): return !Validator.isBefore(d, bound)
+        case (.latest(let bound), .date(let d)): return !Validator.isAfter(d, bound)
         default: return true
         }
     }
