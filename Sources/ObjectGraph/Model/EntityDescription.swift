@@ -94,7 +94,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     init(
         name: String, index: Int, parentName: String?, rootName: String, isAbstract: Bool,
         attributes: [AttributeDescription], relationships: [RelationshipDescription],
-        subentityNames: [String], hierarchyNames: Set<String>, configurations: Set<String>,
+        subentityNames: [String], hierarchyNames: Set<String>, hierarchyTokens: Set<UInt32>, configurations: Set<String>,
         uniquenessConstraints: [[String]], versionHash: String, managedClass: ManagedObject.Type
     ) {
         self.name = name
@@ -116,7 +116,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.oneWayToOnes = relationships.filter { !$0.isToMany && !$0.hasInverse && !$0.isTransient }
         self.subentityNames = subentityNames
         self.hierarchyNames = hierarchyNames
-        self.hierarchyTokens = Set(hierarchyNames.map { InternedNames.shared.token(for: $0) })
+        self.hierarchyTokens = hierarchyTokens
         self.configurations = configurations
         self.uniquenessConstraints = uniquenessConstraints
         self.versionHash = versionHash
