@@ -47,6 +47,18 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     private static let registry = Guarded<[String: LMDBEnvironment]>([:])
 
+    /// The largest key (a database name is a key of the main database) the linked LMDB
+    /// accepts: `mdb_env_get_maxkeysize` on an environment that is never opened, so asking
+    /// makes no file. It is a compile-time constant of the library (511 by default); a build
+    /// that sizes it at open (`MDB_DEVEL`) answers 0 before, and then gets the default.
+    static let maxKeySize: Int = {
+        var env: OpaquePointer?
+        guard mdb_env_create(&env) == MDB_SUCCESS, let env else { return 511 }
+        defer { mdb_env_close(env) }
+        let size = Int(mdb_env_get_maxkeysize(env))
+        return size > 0 ? size : 511
+    }()
+
     /// The environment at `path`, opened (creating the files) if this process has not yet.
     static func open(path: String, options: [String: String]) throws -> LMDBEnvironment {
         try registry.withLock { open in

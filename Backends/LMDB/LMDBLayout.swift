@@ -79,6 +79,38 @@ struct LMDBLayout: Sendable {
     /// Hierarchy roots of the store's entities.
     var roots: [String] { Array(Set(entities.map(\.rootName))).sorted() }
 
+    /// A named database of the layout besides ``metadataName``.
+    enum Database {
+        case rows(root: String)
+        case members(RelationshipDescription)
+        case owners(RelationshipDescription)
+        case index(key: String, AttributeDescription)
+
+        /// Its name in the environment.
+        var name: String {
+            switch self {
+            case .rows(let root): LMDBLayout.rowsName(root)
+            case .members(let relationship): LMDBLayout.membersName(relationship)
+            case .owners(let relationship): LMDBLayout.ownersName(relationship)
+            case .index(_, let attribute): LMDBLayout.indexName(attribute)
+            }
+        }
+    }
+
+    /// Every database ``LMDBHandles/open(_:metadata:in:)`` opens besides the metadata, in
+    /// that order: the one list both it and ``LMDBStore/checkLimits(_:url:)``
+    /// read, so the limits checked are those of the databases actually opened.
+    var databases: [Database] {
+        roots.map { .rows(root: $0) }
+            + toManyRelationships.flatMap { relationship -> [Database] in
+                relationship.hasInverse ? [.members(relationship)] : [.members(relationship), .owners(relationship)]
+            }
+            + indexedAttributes.sorted { $0.key < $1.key }.map { .index(key: $0.key, $0.value) }
+    }
+
+    /// The metadata key holding the next free primary key of `root`'s hierarchy.
+    static func primaryKeyCounterKey(_ root: String) -> String { "pk:\(root)" }
+
     /// Stored to-many relationships, each once (by declaring entity).
     let toManyRelationships: [RelationshipDescription]
     /// By entity name: the stored to-many relationships whose destinations include that
@@ -177,16 +209,13 @@ struct LMDBHandles: Sendable {
             try environment.database(name, in: txn, create: true, duplicates: duplicates)!
         }
         var handles = LMDBHandles(metadata: metadata)
-        for root in layout.roots { handles.rows[root] = try open(LMDBLayout.rowsName(root), duplicates: false) }
-        for relationship in layout.toManyRelationships {
-            let key = LMDBLayout.key(relationship)
-            handles.members[key] = try open(LMDBLayout.membersName(relationship), duplicates: true)
-            if !relationship.hasInverse {
-                handles.owners[key] = try open(LMDBLayout.ownersName(relationship), duplicates: true)
+        for database in layout.databases {
+            switch database {
+            case .rows(let root): handles.rows[root] = try open(database.name, duplicates: false)
+            case .members(let relationship): handles.members[LMDBLayout.key(relationship)] = try open(database.name, duplicates: true)
+            case .owners(let relationship): handles.owners[LMDBLayout.key(relationship)] = try open(database.name, duplicates: true)
+            case .index(let key, _): handles.indexes[key] = try open(database.name, duplicates: true)
             }
-        }
-        for (key, attribute) in layout.indexedAttributes {
-            handles.indexes[key] = try open(LMDBLayout.indexName(attribute), duplicates: true)
         }
         return handles
     }

@@ -66,6 +66,37 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         }
     }
 
+    /// Refuses a model whose layout LMDB cannot open: a database name, or a metadata key,
+    /// longer than LMDB's keys (its names are keys of the main database: entity and property
+    /// names of some 260 characters each failed at open with `MDB_BAD_VALSIZE`, a backend
+    /// error naming neither the model nor the limit); checked before any file is made.
+    static func checkLimits(_ layout: LMDBLayout, url: URL) throws {
+        let keyLimit = LMDBEnvironment.maxKeySize
+        func check(_ name: String, _ what: @autoclosure () -> String) throws {
+            let bytes = name.utf8.count
+            guard bytes > keyLimit else { return }
+            throw StoreError(
+                .incompatibleModel,
+                "\(url.path): the LMDB store cannot hold this model: \(what()) needs a name of \(bytes) bytes (UTF-8), and LMDB's names are at most \(keyLimit) bytes (shorten the names, or use another store)")
+        }
+        for root in layout.roots {
+            try check(LMDBLayout.primaryKeyCounterKey(root), "the key counter of entity hierarchy \(root)")
+        }
+        let databases = layout.databases
+        for database in databases {
+            switch database {
+            case .rows(let root):
+                try check(database.name, "the rows database of entity hierarchy \(root)")
+            case .members(let relationship):
+                try check(database.name, "the members database of relationship \(relationship.name) of entity \(relationship.entityName)")
+            case .owners(let relationship):
+                try check(database.name, "the owners database of relationship \(relationship.name) of entity \(relationship.entityName)")
+            case .index(_, let attribute):
+                try check(database.name, "the index database of attribute \(attribute.name) of entity \(attribute.entityName)")
+            }
+        }
+    }
+
     /// The sizes option `initialMapSize` takes: a page at least, and no more than a 64-bit
     /// process can map (a negative size reached LMDB as 2^64 - 1).
     static let mapSizes = 4096...(1 << 46)
@@ -82,6 +113,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         let indexEverything = try request.option("index", oneOf: ["all"], storeType: "lmdb") != nil
         try Self.checkLimits(request.entities, url: url)
         let layout = LMDBLayout(model: request.model, entities: request.entities, indexEverything: indexEverything)
+        try Self.checkLimits(layout, url: url)
         self.layout = layout
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         // One environment per file: the same file under another spelling must not open twice.
@@ -260,7 +292,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         guard let rows = handles.rows[rootEntity] else {
             throw StoreError(.backend, "the LMDB store at \(url.path) holds no entity hierarchy \(rootEntity)")
         }
-        let counterKey = Array("pk:\(rootEntity)".utf8)
+        let counterKey = Array(LMDBLayout.primaryKeyCounterKey(rootEntity).utf8)
         let block = try environment.write { txn -> Range<Int64> in
             // Keys start at 1: a counter below that (damaged) is passed over as the SQLite
             // store's is, where it made the spare block's end overflow (the fuzz test).

@@ -19,4 +19,57 @@ struct LMDBModelLimitTests {
             #expect(error.message.contains("Wide") && error.message.contains(url.path))
         }
     }
+
+    /// The refusal of opening `model`, checked to leave no data file behind.
+    static func refusal(_ model: ManagedObjectModel, options: [String: String] = [:]) throws -> StoreError? {
+        let url = try LMDBFixture.temporaryFile()
+        let error = #expect(throws: StoreError.self) { _ = try PersistentContainer(model: model, stores: [.lmdb(at: url, options: options)]) }
+        #expect(!FileManager.default.fileExists(atPath: url.path), "no file is made")
+        #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
+        return error
+    }
+
+    @Test("a database name longer than LMDB's keys is refused, naming the entity, the property and the limit; one of exactly that length opens")
+    func longDatabaseName() throws {
+        let entity = "E" + String(repeating: "x", count: 259), relationship = "r" + String(repeating: "y", count: 259)
+        let model = try ManagedObjectModel { m in
+            m.entity(entity) { e in e.toMany(relationship, "Tag") }
+            m.entity("Tag") { e in e.attribute("label", .string) }
+        }
+        let error = try Self.refusal(model)
+        #expect(error?.code == .incompatibleModel)
+        let message = error?.message ?? ""
+        #expect(message.contains("relationship \(relationship) of entity \(entity)") && message.contains("526 bytes") && message.contains("at most 511"), "\(message)")
+        try Self.storesRowOfLongestName()
+    }
+
+    @Test("names are measured in UTF-8 bytes, not characters")
+    func multibyteName() throws {
+        // 316 characters, 516 bytes.
+        let entity = String(repeating: "é", count: 200), attribute = String(repeating: "a", count: 110)
+        let model = try ManagedObjectModel { m in m.entity(entity) { e in e.attribute(attribute, .integer64, optional: true, indexed: true) } }
+        let error = try Self.refusal(model)
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.message.contains("attribute \(attribute) of entity \(entity) needs a name of 516 bytes") == true, "\(String(describing: error))")
+    }
+
+    /// Checks that a database name of exactly LMDB's longest key opens and stores rows.
+    static func storesRowOfLongestName() throws {
+        // og:rows: and 503 bytes: 511.
+        let entity = "E" + String(repeating: "x", count: 502)
+        let model = try ManagedObjectModel { m in m.entity(entity) { e in e.attribute("value", .integer64) } }
+        let url = try LMDBFixture.temporaryFile()
+        let container = try PersistentContainer(model: model, stores: [.lmdb(at: url)])
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let count = try context.performAndWait { () throws -> Int in
+            let row = try context.insertObject(entityName: entity)
+            try row.setValue(Int64(7), forKey: "value")
+            try context.save()
+            context.reset()
+            return try context.count(for: FetchRequest<ManagedObject>(entityName: entity))
+        }
+        #expect(count == 1)
+    }
+
 }
