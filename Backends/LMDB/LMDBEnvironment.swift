@@ -47,6 +47,12 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     private static let registry = Guarded<[String: LMDBEnvironment]>([:])
 
+    /// The named databases an environment may have open (`mdb_env_set_maxdbs`). Fixed rather
+    /// than sized to the model: the environment is shared by every store of the process on
+    /// its path, so the first opener's model would decide for the others. A model needing
+    /// more is refused by ``LMDBStore/checkLimits(_:indexEverything:url:)``.
+    static let maxDatabases = 4096
+
     /// The largest key (a database name is a key of the main database) the linked LMDB
     /// accepts: `mdb_env_get_maxkeysize` on an environment that is never opened, so asking
     /// makes no file. It is a compile-time constant of the library (511 by default); a build
@@ -107,7 +113,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             // Before LMDB writes its files: on a full disk, writing the lock file through its
             // map was a SIGBUS, and a data file cut short was refused by every later open.
             try LMDBFilePreparation.reserve(path: path)
-            try check(mdb_env_set_maxdbs(env, 4096), "configuring \(path)")
+            try check(mdb_env_set_maxdbs(env, MDB_dbi(Self.maxDatabases)), "configuring \(path)")
             try check(mdb_env_set_mapsize(env, initialSize), "configuring \(path)")
             try check(mdb_env_open(env, path, flags, 0o644), "opening \(path)")
             // Before any page is read: a page past the end of a truncated file is a SIGBUS.

@@ -98,7 +98,7 @@ struct LMDBLayout: Sendable {
     }
 
     /// Every database ``LMDBHandles/open(_:metadata:in:)`` opens besides the metadata, in
-    /// that order: the one list both it and ``LMDBStore/checkLimits(_:url:)``
+    /// that order: the one list both it and ``LMDBStore/checkLimits(_:indexEverything:url:)``
     /// read, so the limits checked are those of the databases actually opened.
     var databases: [Database] {
         roots.map { .rows(root: $0) }

@@ -68,9 +68,10 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
 
     /// Refuses a model whose layout LMDB cannot open: a database name, or a metadata key,
     /// longer than LMDB's keys (its names are keys of the main database: entity and property
-    /// names of some 260 characters each failed at open with `MDB_BAD_VALSIZE`, a backend
-    /// error naming neither the model nor the limit); checked before any file is made.
-    static func checkLimits(_ layout: LMDBLayout, url: URL) throws {
+    /// names of some 260 characters each failed at open with `MDB_BAD_VALSIZE`), or more
+    /// named databases than an environment holds (`MDB_DBS_FULL`). Both were backend errors
+    /// naming neither the model nor the limit; checked before any file is made.
+    static func checkLimits(_ layout: LMDBLayout, indexEverything: Bool, url: URL) throws {
         let keyLimit = LMDBEnvironment.maxKeySize
         func check(_ name: String, _ what: @autoclosure () -> String) throws {
             let bytes = name.utf8.count
@@ -95,6 +96,24 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
                 try check(database.name, "the index database of attribute \(attribute.name) of entity \(attribute.entityName)")
             }
         }
+        // The metadata database is one of them. (Counted for this store alone: stores of
+        // other configurations on the same file, in this process, share the environment's
+        // slots, and such a pair is still refused by LMDB, as a backend error.)
+        let needed = databases.count + 1
+        if needed > LMDBEnvironment.maxDatabases {
+            var counts = (rows: 0, members: 0, owners: 0, indexes: 0)
+            for database in databases {
+                switch database {
+                case .rows: counts.rows += 1
+                case .members: counts.members += 1
+                case .owners: counts.owners += 1
+                case .index: counts.indexes += 1
+                }
+            }
+            throw StoreError(
+                .incompatibleModel,
+                "\(url.path): the LMDB store cannot hold this model: it needs \(needed) named databases (the metadata, \(counts.rows) entity hierarchies, \(counts.members) to-many relationships, \(counts.owners) of them without an inverse, \(counts.indexes) indexed attributes\(indexEverything ? " with option index: all" : "")); the LMDB store holds at most \(LMDBEnvironment.maxDatabases)")
+        }
     }
 
     /// The sizes option `initialMapSize` takes: a page at least, and no more than a 64-bit
@@ -113,7 +132,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         let indexEverything = try request.option("index", oneOf: ["all"], storeType: "lmdb") != nil
         try Self.checkLimits(request.entities, url: url)
         let layout = LMDBLayout(model: request.model, entities: request.entities, indexEverything: indexEverything)
-        try Self.checkLimits(layout, url: url)
+        try Self.checkLimits(layout, indexEverything: indexEverything, url: url)
         self.layout = layout
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         // One environment per file: the same file under another spelling must not open twice.

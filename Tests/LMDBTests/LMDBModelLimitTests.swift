@@ -72,4 +72,31 @@ struct LMDBModelLimitTests {
         #expect(count == 1)
     }
 
+    /// One entity with `attributes` indexed attributes: a layout of `attributes + 2` named
+    /// databases (the metadata, the rows, one index each).
+    static func indexedModel(attributes: Int) throws -> ManagedObjectModel {
+        try ManagedObjectModel { m in
+            m.entity("Wide") { e in for index in 0..<attributes { e.attribute("a\(index)", .integer64, optional: true, indexed: true) } }
+        }
+    }
+
+    @Test("a model needing more named databases than the environment holds is refused; one needing exactly as many opens")
+    func databaseCount() throws {
+        let error = try Self.refusal(try Self.indexedModel(attributes: 4095))
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.message.contains("needs 4097 named databases") == true && error?.message.contains("at most 4096") == true, "\(String(describing: error))")
+        let url = try LMDBFixture.temporaryFile()
+        let container = try PersistentContainer(model: try Self.indexedModel(attributes: 4094), stores: [.lmdb(at: url)])
+        container.close()
+    }
+
+    @Test("option index: all counts the indexes it adds")
+    func databaseCountIndexingEverything() throws {
+        let model = try ManagedObjectModel { m in
+            m.entity("Wide") { e in for index in 0..<4095 { e.attribute("a\(index)", .integer64, optional: true) } }
+        }
+        let error = try Self.refusal(model, options: ["index": "all"])
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.message.contains("with option index: all") == true, "\(String(describing: error))")
+    }
 }
