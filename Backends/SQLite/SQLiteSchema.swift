@@ -22,6 +22,10 @@ import ObjectGraph
 ///   every insert and delete paid for it — deleting a cascade's 10,000 rows took 12.6 ms with
 ///   it and 7.6 ms without (raw SQL on the benchmark's chat file), and the file was 15% larger.
 ///
+/// A hierarchy's table is as wide as SQLite allows at most (`SQLITE_LIMIT_COLUMN`, 2000 by
+/// default, the three columns above included): a wider model is refused before any file is
+/// made (``tooManyColumns(limit:)``), as are names SQLite cannot tell apart (``nameClash``).
+///
 /// Columns carry no type affinity, so SQLite keeps each value exactly as bound (an integer
 /// stays an integer, -0.0 stays -0.0).
 struct SQLiteSchema {

@@ -72,6 +72,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         if let clash = schema.nameClash {
             throw StoreError(.incompatibleModel, "\(url.path): the SQLite store cannot hold this model: \(clash) (rename one, or use another store)")
         }
+        if let wide = schema.tooManyColumns() {
+            throw StoreError(.incompatibleModel, "\(url.path): the SQLite store cannot hold this model: \(wide) (use fewer properties in the hierarchy, or another store)")
+        }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try request.checkOptionNames(["synchronous"], storeType: "sqlite")
         let synchronous = try request.option("synchronous", oneOf: ["NORMAL", "FULL"], storeType: "sqlite") ?? "NORMAL"
