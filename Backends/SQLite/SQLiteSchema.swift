@@ -17,7 +17,7 @@ import ObjectGraph
 ///   (the next key per hierarchy);
 /// - indexes on every foreign key, on join tables, on indexed attributes, on each uniqueness
 ///   constraint's attributes (``uniquenessIndexes``), and on `entity` in the tables of
-///   hierarchies with sub-entities (a fetch of a sub-entity filters on it). A
+///   hierarchies with sub-entities (``entityIndexes``; a fetch of a sub-entity filters on it). A
 ///   table holding one entity has no `entity` index: nothing ever filters on it there, and
 ///   every insert and delete paid for it — deleting a cascade's 10,000 rows took 12.6 ms with
 ///   it and 7.6 ms without (raw SQL on the benchmark's chat file), and the file was 15% larger.
@@ -257,7 +257,7 @@ struct SQLiteSchema {
         let body = (["pk INTEGER PRIMARY KEY", "entity TEXT NOT NULL", "version INTEGER NOT NULL"] + columns).joined(separator: ", ")
         var sql = "\(create) \(table) (\(body));\n"
         if Self.onlyEntity(ofRoot: root, in: model) == nil {
-            sql += "\(index) \(Self.quote("ix:\(root).entity")) ON \(table) (entity);\n"
+            sql += "\(index) \(Self.quote(Self.entityIndexName(root))) ON \(table) (entity);\n"
         }
         for column in columns where column.hasPrefix("\"fk:") {
             sql += "\(index) \(Self.quote("ix:\(root).\(column.dropFirst().dropLast())")) ON \(table) (\(column));\n"
@@ -269,6 +269,31 @@ struct SQLiteSchema {
     /// only to-manys kept in join tables). Files made before such roots got a table have none
     /// (its rows' keys and versions were nowhere, and inserting one failed).
     var columnlessRoots: [String] { tableColumns.filter { $0.value.isEmpty }.map(\.key).sorted() }
+
+    /// The bare name of the index on `root`'s entity column, `ix:e:Root`: no attribute index
+    /// (`ix:Entity.attribute`, which always has a dot, its names none) can be named so.
+    static func entityIndexName(_ root: String) -> String { "ix:e:\(root)" }
+
+    /// The name the entity index had in files made before ``entityIndexName(_:)``, also that
+    /// of an indexed attribute named `entity` on the root: the store's own index was made
+    /// first, and the attribute's `IF NOT EXISTS` then found it and made none (or, for a
+    /// string attribute, a later open took it for the attribute's index in byte order and
+    /// replaced it, losing the entity index).
+    static func formerEntityIndexName(_ root: String) -> String { "ix:\(root).entity" }
+
+    /// The roots whose table has an entity index: those of hierarchies with sub-entities.
+    var entityIndexedRoots: [String] { tableColumns.keys.sorted().filter { Self.onlyEntity(ofRoot: $0, in: model) == nil } }
+
+    /// The index on the entity column of each table holding a hierarchy with sub-entities
+    /// (its bare name and the statement making it). `IF NOT EXISTS`, and among the indexes a
+    /// file gets when it opens, for files whose index has its former name
+    /// (``formerEntityIndexName(_:)``).
+    var entityIndexes: [(name: String, sql: String)] {
+        entityIndexedRoots.map { root in
+            let name = Self.entityIndexName(root)
+            return (name, "CREATE INDEX IF NOT EXISTS \(Self.quote(name)) ON \(Self.table(root)) (entity);")
+        }
+    }
 
     /// `attribute`'s column as an index holds it: strings and URIs in `OG_NATURAL` order, the
     /// collation every comparison of them that ``SQLiteQueryCompiler`` writes names. SQLite uses
@@ -312,7 +337,7 @@ struct SQLiteSchema {
     /// reuses that attribute's index (`ix:Entity.name`, same column, same collation; a file
     /// made before attribute indexes took the collation has it remade when it opens). Names cannot collide with the other indexes:
     /// entity and property names hold only letters, digits and `_`, so no attribute index
-    /// begins `ix:u:`. Constraints naming a decimal or transformable attribute get none: no
+    /// begins `ix:u:` (or `ix:e:`, ``entityIndexName(_:)``). Constraints naming a decimal or transformable attribute get none: no
     /// query compiles a comparison of those (the check reads rows and compares them in Swift),
     /// so such an index would only be kept up to date at every write.
     var uniquenessIndexes: [(name: String, sql: String)] {

@@ -170,8 +170,13 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// The tables of roots without columns (``SQLiteSchema/columnlessRoots``) are made the same
     /// way when a file lacks them: files made before such roots got a table have none, and
     /// their model hash is this model's.
+    ///
+    /// So is the entity index (``SQLiteSchema/entityIndexes``) of a file made when it had
+    /// the name an indexed attribute `entity` takes (``SQLiteSchema/formerEntityIndexName(_:)``):
+    /// that index is dropped (kept, it would be a second index on the column, maintained at
+    /// every write) and made again under its name, and the attribute's index is made.
     private static func synchronizeIndexes(_ connection: SQLiteConnection, schema: SQLiteSchema, request: StoreOpenRequest) throws {
-        let wanted = schema.attributeIndexes + schema.uniquenessIndexes
+        let wanted = schema.attributeIndexes + schema.uniquenessIndexes + schema.entityIndexes
         let columnless = schema.columnlessRoots
         guard !wanted.isEmpty || !columnless.isEmpty else { return }
         // (Ends the read the identity's statement left open, before the write begins.)
@@ -188,7 +193,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return try hash.step() && hash.string(0) == request.modelVersionHash
         }
         // Another model's file (refused by the coordinator after the open) is not locked.
-        guard try !indexesToMake(wanted, connection).isEmpty || !missingTables().isEmpty, try storedHashMatches(),
+        guard try !indexesToMake(wanted, connection).isEmpty || !missingTables().isEmpty || !formerEntityIndexes(schema, connection).isEmpty,
+              try storedHashMatches(),
               let handle = connection.handle, sqlite3_db_readonly(handle, "main") == 0 else { return }
         func cannotWrite(_ error: StoreError) -> Bool { error.code == .busy || error.code == .io }
         do {
@@ -201,7 +207,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             if matches {
                 // Tables first: an index may be on one of them.
                 var sql = try missingTables().map { schema.tableSQL(root: $0, columns: [], ifMissing: true) }
-                sql += try indexesToMake(wanted, connection).map { "DROP INDEX IF EXISTS \(SQLiteSchema.quote($0.name));\n\($0.sql)" }
+                // Before the indexes are made: an attribute's may take the dropped one's name.
+                let former = try formerEntityIndexes(schema, connection)
+                sql += former.map { "DROP INDEX \(SQLiteSchema.quote($0));" }
+                sql += try indexesToMake(wanted, connection, dropping: Set(former.map { $0.lowercased() }))
+                    .map { "DROP INDEX IF EXISTS \(SQLiteSchema.quote($0.name));\n\($0.sql)" }
                 if !sql.isEmpty { try connection.execute(sql.joined(separator: "\n")) }
             }
             try connection.execute(matches ? "COMMIT;" : "ROLLBACK;")
@@ -213,17 +223,38 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    /// The indexes of `wanted` that the file lacks, or holds in byte order where `wanted` has
-    /// them in `OG_NATURAL`.
-    private static func indexesToMake(_ wanted: [(name: String, sql: String)], _ connection: SQLiteConnection) throws -> [(name: String, sql: String)] {
+    /// The indexes of `wanted` that the file lacks (or will, once the ones named in `dropping`,
+    /// lowercased, are dropped), or holds in byte order where `wanted` has them in `OG_NATURAL`.
+    private static func indexesToMake(
+        _ wanted: [(name: String, sql: String)], _ connection: SQLiteConnection, dropping: Set<String> = []
+    ) throws -> [(name: String, sql: String)] {
         let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index'")
         defer { statement.reset() }
         var existing: [String: String] = [:]
         while try statement.step() { if let name = statement.string(0) { existing[name.lowercased()] = statement.string(1) ?? "" } }
+        for name in dropping { existing[name] = nil }
         return wanted.filter { index in
             guard let sql = existing[index.name.lowercased()] else { return true }
             return index.sql.contains("COLLATE OG_NATURAL") && !sql.contains("OG_NATURAL")
         }
+    }
+
+    /// The indexes of the file named as an entity index was before it took its own name
+    /// (``SQLiteSchema/formerEntityIndexName(_:)``) and on the entity column: an attribute's
+    /// index of that name, on the attribute's column, is kept.
+    private static func formerEntityIndexes(_ schema: SQLiteSchema, _ connection: SQLiteConnection) throws -> [String] {
+        let columns = try connection.prepare("SELECT name FROM pragma_index_info(?)")
+        defer { columns.reset() }
+        var former: [String] = []
+        for root in schema.entityIndexedRoots {
+            let name = SQLiteSchema.formerEntityIndexName(root)
+            columns.reset()
+            try columns.bind(name, at: 1)
+            var names: [String?] = []
+            while try columns.step() { names.append(columns.string(0)) }
+            if names == ["entity"] { former.append(name) }
+        }
+        return former
     }
 
     /// Switches the file to WAL (a no-op once it is). Switching a new file needs its exclusive

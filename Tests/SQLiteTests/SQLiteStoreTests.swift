@@ -80,7 +80,7 @@ struct SQLiteStoreTests {
         let container = try PersistentContainer(model: model, stores: [.sqlite(at: url)])
         container.close()
         #expect(Self.strings(url, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'ix:%' ORDER BY name")
-            == ["ix:Owner.entity", "ix:Owner.name", "ix:Pet.fk:Pet.owner"])
+            == ["ix:Owner.name", "ix:Pet.fk:Pet.owner", "ix:e:Owner"])
     }
 
     @Test("a file that is not SQLite is refused with a typed error")

@@ -92,7 +92,7 @@ struct SQLiteUniquenessIndexTests {
     func newStore() throws {
         let url = try Self.seededStore()
         let found = Self.indexes(url, table: "Person")
-        #expect(found.filter { $0.key != "ix:Person.entity" } == Self.expected)
+        #expect(found.filter { $0.key != "ix:e:Person" } == Self.expected)
         #expect(Self.indexes(url, table: "Student").isEmpty, "the sub-entity has no table of its own")
         #expect(!found.keys.contains("ix:u:Person.handle"), "the attribute's own index serves its constraint")
     }
@@ -108,10 +108,10 @@ struct SQLiteUniquenessIndexTests {
             """, nil, nil, nil)
         sqlite3_close_v2(db)
         try #require(dropped == SQLITE_OK)
-        try #require(Self.indexes(url, table: "Person").keys.sorted() == ["ix:Person.entity", "ix:Person.handle"])
+        try #require(Self.indexes(url, table: "Person").keys.sorted() == ["ix:Person.handle", "ix:e:Person"])
 
         let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
-        #expect(Self.indexes(url, table: "Person").filter { $0.key != "ix:Person.entity" } == Self.expected, "added while the store is open")
+        #expect(Self.indexes(url, table: "Person").filter { $0.key != "ix:e:Person" } == Self.expected, "added while the store is open")
         let context = container.newBackgroundContext()
         try context.performAndWait {
             let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
@@ -124,7 +124,7 @@ struct SQLiteUniquenessIndexTests {
         container.close()
         // Opening again finds nothing to add (and adds nothing twice).
         try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)]).close()
-        #expect(Self.indexes(url, table: "Person").filter { $0.key != "ix:Person.entity" } == Self.expected)
+        #expect(Self.indexes(url, table: "Person").filter { $0.key != "ix:e:Person" } == Self.expected)
     }
 
     @Test("a file whose indexed string attribute's index is in byte order, or missing, has it made in OG_NATURAL order when it opens; fetches use it")
@@ -137,7 +137,7 @@ struct SQLiteUniquenessIndexTests {
             sqlite3_close_v2(db)
             try #require(rc == SQLITE_OK)
         }
-        let remade = Self.expected.filter { $0.key != "ix:Person.entity" }
+        let remade = Self.expected.filter { $0.key != "ix:e:Person" }
         for damage in [
             #"DROP INDEX "ix:Person.handle"; CREATE INDEX "ix:Person.handle" ON "Person" ("a:Person.handle");"#,
             #"DROP INDEX "ix:Person.handle";"#,
@@ -145,7 +145,7 @@ struct SQLiteUniquenessIndexTests {
             try rewrite(damage)
             try #require(Self.indexes(url, table: "Person")["ix:Person.handle"] != Self.expected["ix:Person.handle"])
             let container = try PersistentContainer(model: try Self.model(), stores: [.sqlite(at: url)])
-            #expect(Self.indexes(url, table: "Person").filter { $0.key != "ix:Person.entity" } == remade, "after \(damage)")
+            #expect(Self.indexes(url, table: "Person").filter { $0.key != "ix:e:Person" } == remade, "after \(damage)")
             let store = try #require(container.coordinator.persistentStores.first as? SQLiteStore)
             store.queryCache.withLock { $0.removeAll() }
             let context = container.newBackgroundContext()
