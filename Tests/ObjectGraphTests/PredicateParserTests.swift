@@ -157,4 +157,43 @@ struct PredicateParserTests {
         #expect(comparison.right == .list([.constant(.integer(20)), .constant(.null)]))
         #expect(try FetchPredicate(format: "age == %@", NSNull()) == FetchPredicate(format: "age == nil"))
     }
+
+    static let literalWords = ["nil", "NULL", "true", "YES", "false", "no", "self", "SUBQUERY"]
+
+    // The words naming literals, SELF and SUBQUERY were read before the escape was looked at,
+    // so `#yes == 1` meant `true == 1` and matched every row.
+    @Test("# makes a literal's name, SELF or SUBQUERY a key path, as NSPredicate has it", arguments: literalWords)
+    func escapedLiteralWordIsAKeyPath(_ word: String) throws {
+        #expect(try FetchPredicate(format: "#\(word) == 1") == (key(word) == 1))
+        #expect(try FetchPredicate(format: "x == #\(word)") == .comparison(PredicateComparison(.keyPath("x"), .equal, .keyPath(word))))
+        #expect(try FetchPredicate(format: "#\(word).n > 2") == (key("\(word).n") > 2))
+    }
+
+    @Test("an escaped literal's name fetches its attribute's rows only")
+    func escapedLiteralWordFetches() throws {
+        let (_, context) = try makeContext { m in
+            m.entity("Row") { e in
+                e.attribute("label", .string)
+                for word in Self.literalWords { e.attribute(word, .integer32) }
+            }
+        }
+        try context.performAndWait {
+            for (label, value) in [("one", 1), ("two", 2)] {
+                let row = try context.insertObject(entityName: "Row")
+                try row.setValue(label, forKey: "label")
+                for word in Self.literalWords { try row.setValue(value, forKey: word) }
+            }
+            try context.save()
+            for word in Self.literalWords {
+                let request = FetchRequest<ManagedObject>(entityName: "Row", predicate: try FetchPredicate(format: "#\(word) == 1"))
+                #expect(try context.fetch(request).map { try string($0, "label") } == ["one"], "#\(word)")
+            }
+        }
+    }
+
+    @Test("an escaped operator's name is a key, not the operator")
+    func escapedOperatorIsNotAnOperator() {
+        let error = #expect(throws: PredicateParseError.self) { _ = try FetchPredicate(format: "a #in {1}") }
+        #expect(error?.expected.contains("comparison operator") == true, "\(String(describing: error))")
+    }
 }

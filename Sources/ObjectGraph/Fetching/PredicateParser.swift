@@ -172,7 +172,7 @@ struct PredicateParser {
             default: op = nil
             }
             if let op { index += 1; return (op, false) }
-        case .identifier(let word):
+        case .identifier(let word) where token.text.first != "#":
             let op: ComparisonOperator?
             switch word.uppercased() {
             case "IN": op = .in
@@ -244,6 +244,9 @@ struct PredicateParser {
             try expectSymbol("}", "',' or '}' in the list")
             return .list(items)
         case .identifier(let word):
+            // As in NSPredicate, `#` makes any word a key, literals' names included: `#yes` is
+            // the attribute yes, not true.
+            if token.text.first == "#" { return .keyPath(try parseKeyPathRest(first: try parseKeyComponent())) }
             switch word.uppercased() {
             case "NIL", "NULL": index += 1; return .constant(.null)
             case "TRUE", "YES": index += 1; return .constant(.bool(true))
@@ -251,7 +254,7 @@ struct PredicateParser {
             case "SELF": index += 1; return .evaluatedObject
             case "SUBQUERY": return try parseSubquery()
             default:
-                if ["AND", "OR", "NOT", "IN", "BETWEEN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "ANY", "ALL", "NONE", "SOME"].contains(word.uppercased()), token.text.first != "#" {
+                if ["AND", "OR", "NOT", "IN", "BETWEEN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "ANY", "ALL", "NONE", "SOME"].contains(word.uppercased()) {
                     throw error(expected: "a value or key path (escape a reserved word as #\(word))")
                 }
                 return .keyPath(try parseKeyPathRest(first: try parseKeyComponent()))
