@@ -10,7 +10,7 @@ public enum ConformanceKit {
         + FaultingScenarios.all + ValidationScenarios.all + PersistenceScenarios.all
         + AttributeScenarios.all + FetchScenarios.all + FetchScenarios.deletedDestinations + ResultScenarios.all + ResultScenarios.groupKeys + ResultScenarios.groupByRelationship + ResultScenarios.unsavedChanges + ResultScenarios.columns
         + PredicateScenarios.all
-        + ConflictScenarios.all + MergeScenarios.all + NestedContextScenarios.all + UndoScenarios.all + UndoScenarios.events + UndoScenarios.saved + UndoScenarios.otherSaves + UndoScenarios.randomWalk + StressScenarios.all
+        + ConflictScenarios.all + ConflictScenarios.faultedOwners + MergeScenarios.all + NestedContextScenarios.all + UndoScenarios.all + UndoScenarios.events + UndoScenarios.saved + UndoScenarios.otherSaves + UndoScenarios.randomWalk + StressScenarios.all
         + ClosedContainerScenarios.all
 
     /// The scenario named `name`.

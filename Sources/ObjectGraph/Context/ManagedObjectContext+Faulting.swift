@@ -86,12 +86,21 @@ extension ManagedObjectContext {
     }
 
     /// Loads a to-many relationship's members if it is still a fault.
+    ///
+    /// An ordered one's owner, still a fault, is loaded first (also by ``loadToMany(_:for:)``):
+    /// a save sends an ordered list whole, checked against the owner's version, and an owner
+    /// first read at the save had the version stored then, newer than the members this context
+    /// had read and reordered. Another context's insert in between passed unseen: the save
+    /// wrote the stale order over it (the inserted member dropped, or on SQLite kept at its old
+    /// position, an audit). Read first, the version is no newer than the members, so such a
+    /// save is a conflict for the merge policy.
     func loadToManyIfNeeded(_ object: ManagedObject, _ relationship: RelationshipDescription) throws {
         guard object.toManyStates[relationship.slot].isFault else { return }
         if object.objectID.isTemporary || relationship.isTransient {
             object.toManyStates[relationship.slot].load(stored: [])
             return
         }
+        if relationship.isOrdered && object.isFaultStorage { try fulfillFaults([object]) }
         statisticsStorage.storeRoundTrips += 1
         statisticsStorage.relationshipFaultsFired += 1
         let related = try coordinator.relatedIDs(for: relationship, of: [object.objectID])
@@ -112,6 +121,10 @@ extension ManagedObjectContext {
             }
         }
         guard !ids.isEmpty else { return }
+        if relationship.isOrdered {
+            let owners = positions.map { objects[$0] }.filter(\.isFaultStorage)
+            if !owners.isEmpty { try fulfillFaults(owners) }
+        }
         statisticsStorage.storeRoundTrips += 1
         statisticsStorage.relationshipFaultsFired += ids.count
         let related = try coordinator.relatedIDs(for: relationship, of: ids)
