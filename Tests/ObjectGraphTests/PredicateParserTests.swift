@@ -196,4 +196,16 @@ struct PredicateParserTests {
         let error = #expect(throws: PredicateParseError.self) { _ = try FetchPredicate(format: "a #in {1}") }
         #expect(error?.expected.contains("comparison operator") == true, "\(String(describing: error))")
     }
+
+    @Test("a quoted string may begin or end with a combining mark, a variation selector or a modifier")
+    func stringsStartingWithMarks() throws {
+        for text in ["\u{301}", "\u{FE0F}", "\u{1F3FB}", "a\u{301}", "\u{301}b\u{301}", "\u{E9}"] {
+            for quote in ["'", "\""] {
+                let parsed = try FetchPredicate(format: "name ENDSWITH \(quote)\(text)\(quote)")
+                #expect(parsed == .comparison(PredicateComparison(.keyPath("name"), .endsWith, .constant(.string(text)))), "\(quote)\(text.unicodeScalars.map { String($0.value, radix: 16) })\(quote)")
+            }
+        }
+        // Marks still continue a name: a decomposed letter is one key, not a key and junk.
+        #expect(try FetchPredicate(format: "ne\u{301} == 1") == .comparison(PredicateComparison(.keyPath("ne\u{301}"), .equal, .constant(.integer(1)))))
+    }
 }

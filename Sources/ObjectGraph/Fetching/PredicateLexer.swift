@@ -1,4 +1,4 @@
-/// Splits a predicate format string into tokens, each with its character offset.
+/// Splits a predicate format string into tokens, each with its offset in Unicode scalars.
 struct PredicateLexer {
     enum Kind: Equatable {
         case identifier(String)      // also keywords; compared case-insensitively by the parser
@@ -22,7 +22,11 @@ struct PredicateLexer {
     let format: String
 
     func tokens() throws -> [Token] {
-        let characters = Array(format)
+        // Scalar by scalar, as NSPredicate reads its format (by code unit), not by grapheme
+        // cluster: a quote followed by a combining mark, a variation selector or a skin-tone
+        // modifier (`name ENDSWITH '\u{301}'`) was one Character, so no quote was seen and
+        // the format failed to parse (an audit). Marks continue an identifier instead.
+        let characters = format.unicodeScalars.map(Character.init)
         guard characters.count <= Self.maximumLength else {
             throw PredicateParseError(format: String(format.prefix(200)), position: 0, expected: "a format of at most \(Self.maximumLength) characters", found: "\(characters.count) characters")
         }
@@ -37,7 +41,7 @@ struct PredicateLexer {
             if c.isWhitespace { index += 1; continue }
             if c.isLetter || c == "_" || c == "@" || c == "#" {
                 index += 1
-                while index < characters.count, characters[index].isLetter || characters[index].isNumber || characters[index] == "_" {
+                while index < characters.count, characters[index].isLetter || characters[index].isNumber || characters[index] == "_" || Self.isMark(characters[index]) {
                     index += 1
                 }
                 var text = String(characters[start..<index])
@@ -137,6 +141,15 @@ struct PredicateLexer {
         }
         tokens.append(Token(kind: .end, position: characters.count, text: ""))
         return tokens
+    }
+
+    /// Whether `character` (one scalar) is a combining mark, which continues the letters of
+    /// a name before it (`é` decomposed, Devanagari vowel signs).
+    private static func isMark(_ character: Character) -> Bool {
+        switch character.unicodeScalars.first?.properties.generalCategory {
+        case .nonspacingMark?, .spacingMark?, .enclosingMark?: return true
+        default: return false
+        }
     }
 
     private static func endsOperand(_ token: Token) -> Bool {
