@@ -2,7 +2,7 @@
 public struct PredicateParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The format string.
     public let format: String
-    /// The offset (in characters) where parsing failed.
+    /// The offset (in Unicode scalars) where parsing failed.
     public let position: Int
     /// What the parser expected there.
     public let expected: String

@@ -20,7 +20,14 @@ extension FetchPredicate {
     ///
     /// A malformed format throws ``PredicateParseError`` with the position and what was
     /// expected; nesting deeper than 200 levels or a format longer than 100 000 characters is
-    /// refused the same way, so hostile input fails cleanly.
+    /// refused the same way, so hostile input fails cleanly. `#` before a word makes it a key
+    /// (`#yes == 1`, `#in`), reserved words and literals included, as in NSPredicate.
+    ///
+    /// A managed object given for `%@` is taken as its ``ObjectID`` when the predicate is made
+    /// (a predicate is a `Sendable` value; an object is not). Unlike Core Data's, which holds
+    /// the object, a predicate made with a new object keeps its temporary ID, which names
+    /// nothing once the object is saved: give it a permanent ID first
+    /// (``ManagedObjectContext/obtainPermanentIDs(for:)``) to keep such a predicate.
     public init(format: String, _ arguments: Any?...) throws {
         try self.init(format: format, argumentArray: arguments)
     }
