@@ -227,12 +227,9 @@ extension LMDBStore {
                     after.removeAll { gone.contains($0) }
                 }
                 // A member whose row is gone (deleted by a save that landed first) is not added.
-                if let order = change.order {
-                    after = try order.filter { try isStoredHere($0, insertedHere: insertedHere, txn) }
-                } else {
-                    var present = Set(after)
-                    for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) && present.insert(id).inserted { after.append(id) }
-                }
+                var present = Set(after)
+                for id in change.added where try isStoredHere(id, insertedHere: insertedHere, txn) && present.insert(id).inserted { after.append(id) }
+                if let order = change.order { after = ToManyChange.ordered(after, by: order) }
             }
             (removed, added) = try writeOrder(after, over: stored, dbi, key: key, txn, &cursors)
         } else {

@@ -165,24 +165,27 @@ extension SQLiteStore {
             switch layout.toMany[change.relationship.slot] {
             case .transient:
                 continue
-            case .foreignKey(let table, _, let order):
-                // Membership lives in the destinations' foreign keys (saved as row updates);
-                // only the order of an ordered relationship is written here.
+            case .foreignKey(let table, let fk, let order):
+                // Membership lives in the destinations' foreign keys (saved as row updates,
+                // above); only the order of an ordered relationship is written here: of every
+                // row naming the source now, those the context's order names in its order, the
+                // others (a concurrent save's) after them in their stored order
+                // (ToManyChange.ordered), as every store places them.
                 guard let order, let members = change.order else { continue }
-                // A chunk of members per statement: one list of every member failed the save of
-                // a list longer than SQLite's bound-parameter limit (250,000 here, 32,766 by
-                // default, 999 before 3.32), which no other store has.
+                let read = try connection.prepare("SELECT pk, entity, \(order) FROM \(table) WHERE \(fk) = ?")
+                try read.bind(pk, at: 1)
                 var existing: [ObjectID: Int64] = [:]
-                try forEachChunk(of: members) { chunk in
-                    let read = try connection.prepare("SELECT pk, entity, \(order) FROM \(table) WHERE pk IN (\(Self.placeholders(chunk.count)))")
-                    for (offset, member) in chunk.enumerated() { try read.bind(member.primaryKey ?? -1, at: Int32(offset + 1)) }
-                    while try read.step() {
-                        guard !read.isNull(2) else { continue }
-                        existing[ObjectID(entityName: read.string(1) ?? "", storeIdentifier: identifier, primaryKey: read.int64(0))] = read.int64(2)
-                    }
+                var stored: [(id: ObjectID, position: Int64)] = []
+                while try read.step() {
+                    let id = ObjectID(entityName: read.string(1) ?? "", storeIdentifier: identifier, primaryKey: read.int64(0))
+                    // A row that joined in this save has no position yet: after the placed ones.
+                    let position = read.isNull(2) ? Int64.max : read.int64(2)
+                    if !read.isNull(2) { existing[id] = position }
+                    stored.append((id, position))
                 }
+                stored.sort { ($0.position, $0.id.primaryKey ?? 0) < ($1.position, $1.id.primaryKey ?? 0) }
                 let statement = try connection.prepare("UPDATE \(table) SET \(order) = ? WHERE pk = ?")
-                for (member, position) in OrderPositions.plan(order: members, existing: existing) {
+                for (member, position) in OrderPositions.plan(order: ToManyChange.ordered(stored.map(\.id), by: members), existing: existing) {
                     guard let memberKey = member.primaryKey else { continue }
                     try statement.bind(position, at: 1)
                     try statement.bind(memberKey, at: 2)
@@ -204,7 +207,7 @@ extension SQLiteStore {
                     }
                 }
                 if let members = change.order {
-                    try rewriteJoin(table, destination: destination, source: pk, members: members, connection)
+                    try rewriteJoin(table, destination: destination, source: pk, order: members, added: change.added, connection)
                 } else if !change.added.isEmpty {
                     // The last position read as it is, the next ones counted here: a damaged
                     // position at Int64.max made SQL's `+ 1` a real, read back as Int64.max,
@@ -340,17 +343,24 @@ extension SQLiteStore {
         return groups.map { ($0.root, $0.rows) }
     }
 
-    /// Writes an ordered join's new order: removed members are gone already; new and moved
-    /// members get gap positions, unchanged ones stay put.
-    private func rewriteJoin(_ table: String, destination: String, source: Int64, members: [ObjectID], _ connection: SQLiteConnection) throws {
-        let read = try connection.prepare("SELECT dst, dste, pos FROM \(table) WHERE src = ?")
+    /// Writes an ordered join's new order: removed members are gone already; the stored and
+    /// the added members are put in `order` (ToManyChange.ordered: those it does not name, a
+    /// concurrent save's, after the named ones in their stored order), new and moved ones at
+    /// gap positions, unchanged ones where they are.
+    private func rewriteJoin(_ table: String, destination: String, source: Int64, order: [ObjectID], added: [ObjectID], _ connection: SQLiteConnection) throws {
+        let read = try connection.prepare("SELECT dst, dste, pos FROM \(table) WHERE src = ? ORDER BY pos, dst")
         try read.bind(source, at: 1)
         var existing: [ObjectID: Int64] = [:]
+        var members: [ObjectID] = []
         while try read.step() {
-            existing[ObjectID(entityName: read.string(1) ?? "", storeIdentifier: identifier, primaryKey: read.int64(0))] = read.int64(2)
+            let id = ObjectID(entityName: read.string(1) ?? "", storeIdentifier: identifier, primaryKey: read.int64(0))
+            if existing.updateValue(read.int64(2), forKey: id) == nil { members.append(id) }
         }
+        var present = Set(members)
+        for id in added where present.insert(id).inserted { members.append(id) }
+        // A member added whose row is gone gets no join row (the EXISTS below).
         let write = try connection.prepare("INSERT INTO \(table) (src, dst, dste, pos) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM \(destination) WHERE pk = ?2) ON CONFLICT (src, dst) DO UPDATE SET pos = excluded.pos")
-        for (member, position) in OrderPositions.plan(order: members, existing: existing) {
+        for (member, position) in OrderPositions.plan(order: ToManyChange.ordered(members, by: order), existing: existing) {
             guard let memberKey = member.primaryKey else { continue }
             try write.bind(source, at: 1)
             try write.bind(memberKey, at: 2)

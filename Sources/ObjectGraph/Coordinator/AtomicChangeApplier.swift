@@ -57,12 +57,9 @@ struct AtomicChangeApplier {
                 let removed = Set(change.removed)
                 members.removeAll { removed.contains($0) }
             }
-            if let order = change.order {
-                members = order.filter(exists)
-            } else {
-                var present = Set(members)
-                for id in change.added where exists(id) && present.insert(id).inserted { members.append(id) }
-            }
+            var present = Set(members)
+            for id in change.added where exists(id) && present.insert(id).inserted { members.append(id) }
+            if let order = change.order { members = ToManyChange.ordered(members, by: order) }
             row.toMany[change.relationship.slot] = members
             contents.tables[root]![pk] = row
         }

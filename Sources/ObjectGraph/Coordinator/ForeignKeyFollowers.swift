@@ -107,11 +107,7 @@ public struct ForeignKeyFollowers {
             for id in change.added where present.insert(id).inserted { members.append(id) }
         }
         guard let order = change.order else { return members }
-        var position: [ObjectID: Int] = [:]
-        for (index, id) in order.enumerated() where position[id] == nil { position[id] = index }
-        // (Sorted by the positions just found: every member kept here has one.)
-        let ordered = members.filter { position[$0] != nil }.sorted { position[$0]! < position[$1]! }
-        return ordered + members.filter { position[$0] == nil }
+        return ToManyChange.ordered(members, by: order)
     }
 
     @inline(__always)

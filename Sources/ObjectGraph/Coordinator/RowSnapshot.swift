@@ -115,8 +115,23 @@ public struct ToManyChange: Sendable {
     public var added: [ObjectID]
     /// Members removed. Removing an absent member is a no-op.
     public var removed: [ObjectID]
-    /// For ordered relationships whose order changed: the complete new order.
+    /// For ordered relationships: the new order of the members, complete as the context knew
+    /// them. Members it does not name and ``removed`` does not list (another save added them
+    /// since the context read the list) keep their membership, after the named ones in their
+    /// stored order (``ordered(_:by:)``): every store applies it so.
     public var order: [ObjectID]?
+
+    /// `members` (a list's members after the change's removals and additions, in stored order
+    /// then added) in `order`: the members `order` names in its order, then the others as they
+    /// were. A store's whole answer to ``order``; names that are not members are ignored.
+    public static func ordered(_ members: [ObjectID], by order: [ObjectID]) -> [ObjectID] {
+        var position: [ObjectID: Int] = [:]
+        position.reserveCapacity(order.count)
+        for (index, id) in order.enumerated() where position[id] == nil { position[id] = index }
+        // (Sorted by the positions just found: every member kept here has one.)
+        let named = members.filter { position[$0] != nil }.sorted { position[$0]! < position[$1]! }
+        return named + members.filter { position[$0] == nil }
+    }
 
     /// Creates a change.
     public init(source: ObjectID, relationship: RelationshipDescription, added: [ObjectID], removed: [ObjectID], order: [ObjectID]?) {
